@@ -1,0 +1,22 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import type { AppConfig } from '@im/config';
+import { PersistenceModule } from '@im/persistence';
+import { HttpErrorFilter } from './errors/http-error.filter';
+import { RequestValidationPipe } from './errors/request-validation.pipe';
+import { HealthModule } from './health/health.module';
+import { IncidentsModule } from './incidents/incidents.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [PersistenceModule.forRoot(config), HealthModule, IncidentsModule],
+      providers: [
+        { provide: APP_FILTER, useClass: HttpErrorFilter },
+        { provide: APP_PIPE, useClass: RequestValidationPipe },
+      ],
+    };
+  }
+}

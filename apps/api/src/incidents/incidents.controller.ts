@@ -1,0 +1,89 @@
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { incidentNotFound, type Transition } from '@im/incidents';
+import { READ_STORE, type ReadStore } from '@im/read-models';
+import { IncidentCommandHandler } from './incident-command.handler';
+import { CreateIncidentDto, type IncidentResponse, toIncidentResponse } from './incident.dto';
+import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
+
+const BASE_PATH = '/api/v1/incidents';
+const DEVELOPMENT_ACTOR = { actor: 'anonymous' };
+
+@Controller('api/v1/incidents')
+export class IncidentsController {
+  constructor(
+    private readonly commands: IncidentCommandHandler,
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  async create(
+    @Body() body: CreateIncidentDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<IncidentResponse> {
+    const { state } = await this.commands.declare(body, DEVELOPMENT_ACTOR);
+    void reply.header('location', `${BASE_PATH}/${state.id}`);
+    return this.read(state.id);
+  }
+
+  @Get()
+  async list(@Query() rawQuery: RawQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<IncidentResponse[]> {
+    const query = parseIncidentListQuery(rawQuery);
+    // One extra row tells whether a next page exists.
+    const rows = await this.readStore.incidents.list({ ...query, limit: query.limit + 1 });
+    const page = rows.slice(0, query.limit);
+    if (rows.length > query.limit) void reply.header('link', nextPageLink(BASE_PATH, query, page[page.length - 1]));
+    return page.map(toIncidentResponse);
+  }
+
+  @Get(':id')
+  get(@Param('id') id: string): Promise<IncidentResponse> {
+    return this.read(id);
+  }
+
+  @Post(':id/ack')
+  @HttpCode(200)
+  ack(@Param('id') id: string) {
+    return this.move(id, 'ack');
+  }
+
+  @Post(':id/mitigate')
+  @HttpCode(200)
+  mitigate(@Param('id') id: string) {
+    return this.move(id, 'mitigate');
+  }
+
+  @Post(':id/resolve')
+  @HttpCode(200)
+  resolve(@Param('id') id: string) {
+    return this.move(id, 'resolve');
+  }
+
+  @Post(':id/close')
+  @HttpCode(200)
+  close(@Param('id') id: string) {
+    return this.move(id, 'close');
+  }
+
+  private async move(id: string, transition: Transition): Promise<{ status: string }> {
+    const { state } = await this.commands.transition(id, transition, DEVELOPMENT_ACTOR);
+    return { status: state.status };
+  }
+
+  private async read(id: string): Promise<IncidentResponse> {
+    const incident = await this.readStore.incidents.findById(id);
+    if (!incident) throw incidentNotFound(id);
+    return toIncidentResponse(incident);
+  }
+}

@@ -1,0 +1,18 @@
+import { Logger } from '@nestjs/common';
+import { ConfigError, loadConfig } from '@im/config';
+import { createApp } from './create-app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  new Logger('Bootstrap').log(
+    `Incident service (${config.env}) listening on http://${config.host}:${config.port}, data in ${config.dataDir}`,
+  );
+}
+
+main().catch((error: unknown) => {
+  // A configuration mistake is one clear line, not a stack trace.
+  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  process.exit(1);
+});

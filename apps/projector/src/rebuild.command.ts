@@ -1,0 +1,14 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { ALL_PROJECTIONS, READ_STORE, type ReadStore, rebuildProjections } from '@im/read-models';
+
+/** Empties every read model and replays the whole log into it. */
+export async function rebuildCommand(app: INestApplicationContext): Promise<string> {
+  const eventStore = app.get<EventStore>(EVENT_STORE);
+  const readStore = app.get<ReadStore>(READ_STORE);
+  const started = process.hrtime.bigint();
+  const count = await rebuildProjections(eventStore, readStore, ALL_PROJECTIONS);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const rate = seconds > 0 ? Math.round(count / seconds) : count;
+  return `Rebuilt ${ALL_PROJECTIONS.map((p) => p.name).join(', ')} from ${count} events in ${seconds.toFixed(2)} s (${rate} events/s)`;
+}

@@ -1,0 +1,33 @@
+import { randomUUID } from 'node:crypto';
+import type { IncidentEvent, LedgerEvent } from '@im/incidents';
+import { type CloudEvent, incidentIdOfSubject, incidentSubject, SERVICE_SOURCE } from './cloud-event';
+
+export interface EnvelopeContext {
+  actor: string;
+  source?: string;
+}
+
+/** Wraps a domain event into the CloudEvent the ledger stores. */
+export function toCloudEvent(event: IncidentEvent, context: EnvelopeContext): CloudEvent {
+  return {
+    specversion: '1.0',
+    id: randomUUID(),
+    source: context.source ?? SERVICE_SOURCE,
+    type: event.type,
+    time: event.time,
+    subject: incidentSubject(event.incidentId),
+    datacontenttype: 'application/json',
+    data: { ...event.data },
+    'im.actor': context.actor,
+  };
+}
+
+/** The view of a stored CloudEvent that the incident fold reads. */
+export function toLedgerEvent(event: CloudEvent, incidentId?: string): LedgerEvent {
+  return {
+    type: event.type,
+    incidentId: incidentId ?? incidentIdOfSubject(event.subject) ?? '',
+    time: event.time,
+    data: event.data,
+  };
+}

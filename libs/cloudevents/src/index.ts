@@ -1,0 +1,2 @@
+export * from './cloud-event';
+export * from './incident-event.mapping';

@@ -1,0 +1,52 @@
+import { isAbsolute, resolve } from 'node:path';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export interface AppConfig {
+  env: 'development' | 'production';
+  host: string;
+  port: number;
+  dataDir: string;
+  eventStore: 'sqlite';
+  readStore: 'sqlite';
+  /** How long a command waits for the read models to show its events. */
+  projectionWaitMs: number;
+}
+
+/** A configuration mistake: reported as one line, and the process exits non-zero. */
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = env[name] ?? fallback;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return value as T;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
+  const dataDir = env.DATA_DIR || './data';
+  return {
+    env: appEnv,
+    // Development serves incident REST without a token, so it stays on loopback unless told otherwise.
+    host: env.HOST || (appEnv === 'development' ? '127.0.0.1' : '0.0.0.0'),
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
+    eventStore: oneOf(env, 'EVENT_STORE', ['sqlite'], 'sqlite'),
+    readStore: oneOf(env, 'READ_STORE', ['sqlite'], 'sqlite'),
+    projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
+  };
+}

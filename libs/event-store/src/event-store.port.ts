@@ -1,0 +1,60 @@
+import type { CloudEvent } from '@im/cloudevents';
+
+/** Nest injection token of the EventStore port. */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+
+/**
+ * What the caller decided on: a revision (the stream's last event), or a
+ * stream state. Revisions count from 0, as in KurrentDB.
+ */
+export type ExpectedRevision = bigint | 'no_stream' | 'stream_exists' | 'any';
+
+export interface RecordedEvent {
+  streamId: string;
+  /** Position of the event within its stream, from 0. */
+  revision: bigint;
+  /** Position in the whole log; strictly increasing in commit order. */
+  position: bigint;
+  /** RFC 3339 UTC time the store committed the event. */
+  recordedAt: string;
+  event: CloudEvent;
+}
+
+export interface AppendResult {
+  /** Revision of the last appended event: the expected revision of the next append. */
+  nextExpectedRevision: bigint;
+  /** Log position of the last appended event. */
+  position: bigint;
+}
+
+/** Receives the log in order, one batch at a time; the next batch waits for the returned promise. */
+export type LogHandler = (events: RecordedEvent[]) => Promise<void>;
+
+export interface Subscription {
+  /** Stops delivery; resolves once no handler call is in flight. */
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  /** Appends atomically; throws WrongExpectedRevisionError when the stream is not where the caller expected. */
+  append(streamId: string, events: CloudEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** The stream's events in order; empty when the stream does not exist. */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** Up to `limit` events with a position greater than `after` (0n = from the start). */
+  readAll(after: bigint, limit: number): Promise<RecordedEvent[]>;
+  /** Position of the last event in the log, 0n when empty. */
+  headPosition(): Promise<bigint>;
+  /** Catches up from `after`, then follows new appends until stopped. */
+  subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void): Subscription;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`Stream ${streamId} is at ${String(actual)}, expected ${String(expected)}`);
+  }
+}

@@ -1,0 +1,59 @@
+import type { LogHandler, RecordedEvent, Subscription } from './event-store.port';
+
+const BATCH_SIZE = 500;
+
+export interface FollowLogOptions {
+  after: bigint;
+  handler: LogHandler;
+  onError?: (error: unknown) => void;
+  read: (after: bigint, limit: number) => Promise<RecordedEvent[]>;
+  /** Resolves when new events may be there (or the signal aborts). */
+  waitForAppend: (signal: AbortSignal) => Promise<void>;
+  retryDelayMs?: number;
+}
+
+/**
+ * A catch-up subscription for stores that can be read by position: read
+ * batches until the head, then wait for appends. A failing handler is retried
+ * from the same position, so delivery is at-least-once and in order.
+ */
+export function followLog(options: FollowLogOptions): Subscription {
+  const { handler, onError, read, waitForAppend } = options;
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  const stopping = new AbortController();
+  let position = options.after;
+
+  const loop = async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        const batch = await read(position, BATCH_SIZE);
+        if (stopping.signal.aborted) break;
+        if (batch.length > 0) {
+          await handler(batch);
+          position = batch[batch.length - 1].position;
+          continue;
+        }
+        await waitForAppend(stopping.signal);
+      } catch (error) {
+        onError?.(error);
+        await delay(retryDelayMs, stopping.signal);
+      }
+    }
+  };
+  const running = loop();
+  return {
+    stop: async () => {
+      stopping.abort();
+      await running;
+    },
+  };
+}
+
+const delay = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });

@@ -1,0 +1,3 @@
+export * from './event-store.port';
+export * from './follow-log';
+export * from './adapters/sqlite/sqlite-event-store';

@@ -1,0 +1,40 @@
+import type { Severity } from './incident';
+import type { Transition } from './lifecycle';
+
+/** Event type strings are a public contract: never rename them. */
+export const INCIDENT_EVENT_TYPES = {
+  declare: 'im.incident.declare',
+  ack: 'im.incident.ack',
+  mitigate: 'im.incident.mitigate',
+  resolve: 'im.incident.resolve',
+  close: 'im.incident.close',
+} as const;
+
+export type IncidentDeclared = {
+  type: typeof INCIDENT_EVENT_TYPES.declare;
+  incidentId: string;
+  time: string;
+  data: { title: string; severity: Severity; description?: string };
+};
+
+export type IncidentTransitioned = {
+  type: (typeof INCIDENT_EVENT_TYPES)[Transition];
+  incidentId: string;
+  time: string;
+  data: Record<string, never>;
+};
+
+export type IncidentEvent = IncidentDeclared | IncidentTransitioned;
+
+/** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
+export type LedgerEvent = { type: string; incidentId: string; time: string; data?: unknown };
+
+const TRANSITION_BY_TYPE = new Map<string, Transition>(
+  (Object.keys(INCIDENT_EVENT_TYPES) as (keyof typeof INCIDENT_EVENT_TYPES)[])
+    .filter((key): key is Transition => key !== 'declare')
+    .map((key) => [INCIDENT_EVENT_TYPES[key], key]),
+);
+
+/** The lifecycle move an event type stands for, if it is one. */
+export const transitionOf = (eventType: string): Transition | undefined =>
+  TRANSITION_BY_TYPE.get(eventType);

@@ -1,0 +1,2 @@
+export * from './persistence.module';
+export * from './projections.module';

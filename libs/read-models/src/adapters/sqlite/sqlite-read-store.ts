@@ -1,0 +1,141 @@
+import Database from 'better-sqlite3';
+import type { Incident } from '@im/incidents';
+import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.port';
+import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
+import { incidentProjection } from '../../incidents/incident.projection';
+
+/**
+ * Each projection's collection is a table of JSON documents. Columns the
+ * queries filter or sort on are generated from the document, so a
+ * projection's fold stays the only code that shapes the data.
+ */
+const COLLECTIONS: Record<string, string> = {
+  [incidentProjection.name]: `
+    CREATE TABLE IF NOT EXISTS incidents (
+      key        TEXT PRIMARY KEY,
+      position   INTEGER NOT NULL,
+      doc        TEXT NOT NULL,
+      status     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.status')) VIRTUAL,
+      severity   TEXT GENERATED ALWAYS AS (json_extract(doc, '$.severity')) VIRTUAL,
+      created_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.createdAt')) VIRTUAL
+    );
+    CREATE INDEX IF NOT EXISTS incidents_by_created ON incidents (created_at DESC, key DESC);
+    CREATE INDEX IF NOT EXISTS incidents_by_status ON incidents (status, created_at DESC, key DESC);
+    CREATE INDEX IF NOT EXISTS incidents_by_severity ON incidents (severity, created_at DESC, key DESC);
+  `,
+};
+
+const MAX_KEYS_PER_QUERY = 500;
+
+export class SqliteReadStore implements ReadStore {
+  private readonly db: Database.Database;
+  private readonly selectCheckpoint;
+  private readonly upsertCheckpoint;
+  readonly incidents: IncidentQueries;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
+    Object.values(COLLECTIONS).forEach((ddl) => this.db.exec(ddl));
+    this.selectCheckpoint = this.db
+      .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
+      .pluck();
+    this.upsertCheckpoint = this.db.prepare(
+      `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
+       ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
+    );
+    this.incidents = new SqliteIncidentQueries(this.db);
+  }
+
+  async checkpoint(projection: string): Promise<bigint> {
+    const position = this.selectCheckpoint.get(projection) as number | undefined;
+    return BigInt(position ?? 0);
+  }
+
+  async load<Doc>(projection: string, keys: string[]): Promise<Map<string, StoredDocument<Doc>>> {
+    const table = this.table(projection);
+    const found = new Map<string, StoredDocument<Doc>>();
+    const unique = [...new Set(keys)];
+    for (let i = 0; i < unique.length; i += MAX_KEYS_PER_QUERY) {
+      const chunk = unique.slice(i, i + MAX_KEYS_PER_QUERY);
+      const rows = this.db
+        .prepare(`SELECT key, position, doc FROM ${table} WHERE key IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as { key: string; position: number; doc: string }[];
+      rows.forEach((row) =>
+        found.set(row.key, { doc: JSON.parse(row.doc) as Doc, position: BigInt(row.position) }),
+      );
+    }
+    return found;
+  }
+
+  async commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void> {
+    const table = this.table(projection);
+    const upsert = this.db.prepare(
+      `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
+    );
+    const remove = this.db.prepare(`DELETE FROM ${table} WHERE key = ?`);
+    this.db.transaction(() => {
+      for (const write of writes) {
+        if (write.doc === undefined) remove.run(write.key);
+        else upsert.run(write.key, Number(write.position), JSON.stringify(write.doc));
+      }
+      this.upsertCheckpoint.run(projection, Number(position));
+    })();
+  }
+
+  async reset(projection: string): Promise<void> {
+    const table = this.table(projection);
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM ${table}`).run();
+      this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
+    })();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private table(projection: string): string {
+    if (!(projection in COLLECTIONS)) throw new Error(`Unknown projection ${projection}`);
+    return projection;
+  }
+}
+
+class SqliteIncidentQueries implements IncidentQueries {
+  private readonly selectById;
+
+  constructor(private readonly db: Database.Database) {
+    this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
+  }
+
+  async findById(id: string): Promise<Incident | undefined> {
+    const doc = this.selectById.get(id) as string | undefined;
+    return doc === undefined ? undefined : (JSON.parse(doc) as Incident);
+  }
+
+  async list(query: IncidentListQuery): Promise<Incident[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.statuses?.length) {
+      where.push(`status IN (${query.statuses.map(() => '?').join(',')})`);
+      params.push(...query.statuses);
+    }
+    if (query.severities?.length) {
+      where.push(`severity IN (${query.severities.map(() => '?').join(',')})`);
+      params.push(...query.severities);
+    }
+    if (query.after) {
+      where.push(`(created_at, key) < (?, ?)`);
+      params.push(query.after.createdAt, query.after.id);
+    }
+    const sql = `SELECT doc FROM incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY created_at DESC, key DESC LIMIT ?`;
+    const docs = this.db.prepare(sql).pluck().all(...params, query.limit) as string[];
+    return docs.map((doc) => JSON.parse(doc) as Incident);
+  }
+}

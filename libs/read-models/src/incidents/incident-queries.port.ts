@@ -1,0 +1,16 @@
+import type { Incident, Severity, Status } from '@im/incidents';
+
+export interface IncidentListQuery {
+  statuses?: Status[];
+  severities?: Severity[];
+  limit: number;
+  /** Keyset: return incidents strictly after this one in newest-first order. */
+  after?: { createdAt: string; id: string };
+}
+
+/** Query side of the incident read model. */
+export interface IncidentQueries {
+  findById(id: string): Promise<Incident | undefined>;
+  /** Newest first by createdAt, then id. */
+  list(query: IncidentListQuery): Promise<Incident[]>;
+}

@@ -1,0 +1,17 @@
+import { evolve, type Incident } from '@im/incidents';
+import { toLedgerEvent } from '@im/cloudevents';
+import type { RecordedEvent } from '@im/event-store';
+import type { Projection } from '../projection';
+
+export const INCIDENT_STREAM_PREFIX = 'incident-';
+
+export const incidentStreamId = (incidentId: string) => `${INCIDENT_STREAM_PREFIX}${incidentId}`;
+
+/** The incident read model: the same fold the write side decides on. */
+export const incidentProjection: Projection<Incident> = {
+  name: 'incidents',
+  keyOf: ({ streamId }) =>
+    streamId.startsWith(INCIDENT_STREAM_PREFIX) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined,
+  evolve: (doc, recorded) =>
+    evolve(doc, toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length))),
+};

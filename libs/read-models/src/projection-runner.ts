@@ -1,0 +1,123 @@
+import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
+import type { DocumentWrite, ReadStore } from './read-store.port';
+import type { Projection } from './projection';
+
+export class ProjectionLagError extends Error {}
+
+const REBUILD_BATCH = 2000;
+
+/** Folds a batch into a projection's documents and commits them with the checkpoint. */
+export async function applyBatch<Doc>(
+  readStore: ReadStore,
+  projection: Projection<Doc>,
+  batch: RecordedEvent[],
+): Promise<void> {
+  const keyed = batch.map((event) => ({ event, key: projection.keyOf(event) }));
+  const keys = keyed.flatMap(({ key }) => (key === undefined ? [] : [key]));
+  const stored = await readStore.load<Doc>(projection.name, keys);
+  const changed = new Map<string, DocumentWrite<Doc>>();
+  for (const { event, key } of keyed) {
+    if (key === undefined) continue;
+    const current = changed.get(key) ?? stored.get(key);
+    // At-least-once delivery: an event the document already reflects is skipped.
+    if (current && current.position >= event.position) continue;
+    changed.set(key, { key, doc: projection.evolve(current?.doc, event), position: event.position });
+  }
+  await readStore.commit(projection.name, [...changed.values()], batch[batch.length - 1].position);
+}
+
+/** Replays the whole log into freshly emptied read models. Returns the number of events replayed. */
+export async function rebuildProjections(
+  eventStore: EventStore,
+  readStore: ReadStore,
+  projections: Projection<unknown>[],
+): Promise<number> {
+  for (const projection of projections) await readStore.reset(projection.name);
+  let after = 0n;
+  let count = 0;
+  for (;;) {
+    const batch = await eventStore.readAll(after, REBUILD_BATCH);
+    if (batch.length === 0) return count;
+    for (const projection of projections) await applyBatch(readStore, projection, batch);
+    after = batch[batch.length - 1].position;
+    count += batch.length;
+  }
+}
+
+interface Waiter {
+  position: bigint;
+  resolve: () => void;
+}
+
+/**
+ * Keeps every projection caught up with the log, each from its own checkpoint,
+ * and lets a command wait until the read models show what it appended.
+ */
+export class ProjectionRunner {
+  private readonly applied = new Map<string, bigint>();
+  private readonly subscriptions: Subscription[] = [];
+  private waiters: Waiter[] = [];
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly readStore: ReadStore,
+    private readonly projections: Projection<unknown>[],
+    private readonly onError: (projection: string, error: unknown) => void = () => undefined,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const projection of this.projections) {
+      const from = await this.readStore.checkpoint(projection.name);
+      this.applied.set(projection.name, from);
+      this.subscriptions.push(
+        this.eventStore.subscribeToAll(
+          from,
+          async (batch) => {
+            await applyBatch(this.readStore, projection, batch);
+            this.applied.set(projection.name, batch[batch.length - 1].position);
+            this.wake();
+          },
+          (error) => this.onError(projection.name, error),
+        ),
+      );
+    }
+  }
+
+  /** The lowest position every projection has applied. */
+  get position(): bigint {
+    let lowest: bigint | undefined;
+    for (const position of this.applied.values()) if (lowest === undefined || position < lowest) lowest = position;
+    return lowest ?? 0n;
+  }
+
+  /** Resolves once every projection has applied `position`; rejects with ProjectionLagError after `timeoutMs`. */
+  waitFor(position: bigint, timeoutMs: number): Promise<void> {
+    if (this.position >= position) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        position,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        reject(new ProjectionLagError(`Read models did not reach position ${position} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  private wake(): void {
+    const reached = this.position;
+    const ready = this.waiters.filter((w) => w.position <= reached);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.position > reached);
+    ready.forEach((w) => w.resolve());
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
+  }
+}

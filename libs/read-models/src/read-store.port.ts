@@ -1,0 +1,30 @@
+import type { IncidentQueries } from './incidents/incident-queries.port';
+
+/** Nest injection token of the ReadStore port. */
+export const READ_STORE = Symbol('READ_STORE');
+
+export interface StoredDocument<Doc> {
+  doc: Doc;
+  /** Log position of the last event applied to this document. */
+  position: bigint;
+}
+
+export interface DocumentWrite<Doc> {
+  key: string;
+  /** undefined deletes the document. */
+  doc: Doc | undefined;
+  position: bigint;
+}
+
+/** Storage of the projections' documents and checkpoints, plus the query side of each read model. */
+export interface ReadStore {
+  /** Position up to which the projection has been applied (0n: nothing yet). */
+  checkpoint(projection: string): Promise<bigint>;
+  load<Doc>(projection: string, keys: string[]): Promise<Map<string, StoredDocument<Doc>>>;
+  /** Writes the documents and moves the checkpoint to `position`, atomically where the store allows it. */
+  commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void>;
+  /** Drops every document and the checkpoint of a projection (before a rebuild). */
+  reset(projection: string): Promise<void>;
+  readonly incidents: IncidentQueries;
+  close(): Promise<void>;
+}
