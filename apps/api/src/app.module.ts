@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule } from '@im/persistence';
+import { DataDirLockService } from './data-dir-lock.service';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { RequestValidationPipe } from './errors/request-validation.pipe';
 import { HealthModule } from './health/health.module';
@@ -14,6 +15,7 @@ export class AppModule {
       module: AppModule,
       imports: [PersistenceModule.forRoot(config), HealthModule, IncidentsModule],
       providers: [
+        DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],

@@ -1,3 +1,4 @@
+import type { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
@@ -25,11 +26,14 @@ function registerJsonParser(fastify: FastifyInstance): void {
   );
 }
 
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: AppConfig,
+  logger: LogLevel[] | false = ['error', 'warn', 'log'],
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false });
   registerJsonParser(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: ['error', 'warn', 'log'],
+    logger,
     bodyParser: false,
   });
   app.enableShutdownHooks();

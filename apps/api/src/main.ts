@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   const app = await createApp(config);
   await app.listen(config.port, config.host);
   new Logger('Bootstrap').log(
-    `Incident service (${config.env}) listening on http://${config.host}:${config.port}, data in ${config.dataDir}`,
+    `Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`,
   );
 }
 

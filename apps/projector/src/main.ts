@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@im/config';
 import { ProjectorModule } from './projector.module';
-import { rebuildCommand } from './rebuild.command';
+import { RebuildRefused, rebuildCommand } from './rebuild.command';
 
 const COMMANDS: Record<string, typeof rebuildCommand> = { rebuild: rebuildCommand };
 
@@ -23,6 +23,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+  else if (error instanceof RebuildRefused) console.error(error.message);
+  else console.error(error);
   process.exit(1);
 });

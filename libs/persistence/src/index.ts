@@ -1,2 +1,3 @@
 export * from './persistence.module';
 export * from './projections.module';
+export * from './data-dir-lock';

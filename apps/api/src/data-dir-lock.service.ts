@@ -1,0 +1,19 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { markApiRunning } from '@im/persistence';
+
+/** Tells `projections:rebuild` that this process is serving the data directory. */
+@Injectable()
+export class DataDirLockService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private release?: () => void;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  onApplicationBootstrap(): void {
+    this.release = markApiRunning(this.config.dataDir);
+  }
+
+  onApplicationShutdown(): void {
+    this.release?.();
+  }
+}

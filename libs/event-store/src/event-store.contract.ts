@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { CloudEvent } from '@im/cloudevents';
+import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port';
+
+export interface EventStoreHarness {
+  /** Opens a store on the harness's backing data; a second call opens the same data again (a restart). */
+  open(): Promise<EventStore>;
+  /** Frees the backing data. */
+  dispose(): Promise<void>;
+}
+
+const event = (type = 'im.test.happened', data: Record<string, unknown> = {}): CloudEvent => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: 'im://contract-test',
+  type,
+  time: new Date().toISOString(),
+  data,
+});
+
+/** Waits until `predicate` holds for what the subscription delivered. */
+async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * The behaviour every EventStore adapter must show. Tests use their own
+ * stream names and filter the global log to them, so the suite can run
+ * against a shared server.
+ */
+export function describeEventStoreContract(adapter: string, makeHarness: () => EventStoreHarness): void {
+  describe(`EventStore contract: ${adapter}`, () => {
+    let harness: EventStoreHarness;
+    let store: EventStore;
+    let stream: string;
+    const opened: EventStore[] = [];
+
+    const open = async () => {
+      const s = await harness.open();
+      opened.push(s);
+      return s;
+    };
+
+    beforeEach(async () => {
+      harness = makeHarness();
+      store = await open();
+      stream = `contract-${randomUUID()}`;
+    });
+
+    afterEach(async () => {
+      for (const s of opened.splice(0)) await s.close();
+      await harness.dispose();
+    });
+
+    const ownEvents = (events: RecordedEvent[], ...streams: string[]) =>
+      events.filter((e) => streams.includes(e.streamId));
+
+    it('reads an unknown stream as empty', async () => {
+      expect(await store.readStream(stream)).toEqual([]);
+    });
+
+    it('appends to a new stream and reads the events back in order with revisions from 0', async () => {
+      const first = event('im.test.first', { n: 1 });
+      const second = event('im.test.second', { n: 2 });
+      const result = await store.append(stream, [first, second], 'no_stream');
+      expect(result.nextExpectedRevision).toBe(1n);
+
+      const read = await store.readStream(stream);
+      expect(read.map((r) => r.event)).toEqual([first, second]);
+      expect(read.map((r) => r.revision)).toEqual([0n, 1n]);
+      expect(read.every((r) => r.streamId === stream)).toBe(true);
+      expect(read[1].position).toBe(result.position);
+      expect(read[0].position < read[1].position).toBe(true);
+      expect(Number.isNaN(Date.parse(read[0].recordedAt))).toBe(false);
+    });
+
+    it('appends at the expected revision and refuses a stale one with a typed error, writing nothing', async () => {
+      await store.append(stream, [event()], 'no_stream');
+      const next = await store.append(stream, [event()], 0n);
+      expect(next.nextExpectedRevision).toBe(1n);
+
+      const stale = store.append(stream, [event('im.test.lost')], 0n);
+      await expect(stale).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.append(stream, [event('im.test.lost')], 'no_stream')).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      const types = (await store.readStream(stream)).map((r) => r.event.type);
+      expect(types).not.toContain('im.test.lost');
+      expect(types).toHaveLength(2);
+    });
+
+    it('honours stream_exists and any', async () => {
+      await expect(store.append(stream, [event()], 'stream_exists')).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      await store.append(stream, [event()], 'any');
+      await store.append(stream, [event()], 'stream_exists');
+      await store.append(stream, [event()], 'any');
+      expect(await store.readStream(stream)).toHaveLength(3);
+    });
+
+    it('lets exactly one of many concurrent appends at the same revision win', async () => {
+      await store.append(stream, [event()], 'no_stream');
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) => store.append(stream, [event('im.test.race', { i })], 0n)),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      attempts
+        .filter((a): a is PromiseRejectedResult => a.status === 'rejected')
+        .forEach((a) => expect(a.reason).toBeInstanceOf(WrongExpectedRevisionError));
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('does not let a conflicting append fail the appends made at the same moment to other streams', async () => {
+      const other = `${stream}-other`;
+      await store.append(stream, [event()], 'no_stream');
+      const [conflict, fine] = await Promise.allSettled([
+        store.append(stream, [event()], 'no_stream'),
+        store.append(other, [event()], 'no_stream'),
+      ]);
+      expect(conflict.status).toBe('rejected');
+      expect(fine.status).toBe('fulfilled');
+      expect(await store.readStream(other)).toHaveLength(1);
+    });
+
+    it('reads the whole log in commit order from a position, in pages', async () => {
+      const before = await store.headPosition();
+      const a = `${stream}-a`;
+      const b = `${stream}-b`;
+      await store.append(a, [event('im.test.1')], 'no_stream');
+      await store.append(b, [event('im.test.2'), event('im.test.3')], 'no_stream');
+      await store.append(a, [event('im.test.4')], 0n);
+
+      const all = ownEvents(await store.readAll(before, 1000), a, b);
+      expect(all.map((e) => e.event.type)).toEqual(['im.test.1', 'im.test.2', 'im.test.3', 'im.test.4']);
+      expect(await store.headPosition()).toBe(all[3].position);
+
+      const firstPage = ownEvents(await store.readAll(before, 2), a, b);
+      expect(firstPage.length).toBeLessThanOrEqual(2);
+      const rest = ownEvents(await store.readAll(all[1].position, 1000), a, b);
+      expect(rest.map((e) => e.event.type)).toEqual(['im.test.3', 'im.test.4']);
+    });
+
+    it('delivers the log to a subscriber from a position, then follows new appends', async () => {
+      await store.append(stream, [event('im.test.old')], 'no_stream');
+      const from = await store.headPosition();
+      await store.append(stream, [event('im.test.caught-up')], 0n);
+
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribeToAll(from, async (batch) => {
+        seen.push(...ownEvents(batch, stream));
+      });
+      try {
+        await eventually(() => seen.length === 1);
+        await store.append(stream, [event('im.test.live')], 1n);
+        await eventually(() => seen.length === 2);
+        expect(seen.map((e) => e.event.type)).toEqual(['im.test.caught-up', 'im.test.live']);
+      } finally {
+        await subscription.stop();
+      }
+    });
+
+    it('redelivers a batch whose handler failed, so nothing is skipped', async () => {
+      const from = await store.headPosition();
+      await store.append(stream, [event('im.test.retry')], 'no_stream');
+      let calls = 0;
+      const delivered: string[] = [];
+      const subscription = store.subscribeToAll(from, async (batch) => {
+        const own = ownEvents(batch, stream);
+        if (own.length && calls++ === 0) throw new Error('projection hiccup');
+        delivered.push(...own.map((e) => e.event.type));
+      });
+      try {
+        await eventually(() => delivered.length > 0, 10_000);
+        expect(delivered).toEqual(['im.test.retry']);
+      } finally {
+        await subscription.stop();
+      }
+    });
+
+    it('keeps every acknowledged append when opened again', async () => {
+      const appended = [event('im.test.a'), event('im.test.b')];
+      await store.append(stream, appended, 'no_stream');
+      await store.close();
+      const reopened = await open();
+      expect((await reopened.readStream(stream)).map((r) => r.event)).toEqual(appended);
+      await expect(reopened.append(stream, [event()], 'no_stream')).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+    });
+  });
+}

@@ -1,0 +1,157 @@
+import {
+  ConflictError,
+  decide,
+  evolve,
+  type Incident,
+  type IncidentEvent,
+  type IncidentState,
+  InvalidError,
+  NotFoundError,
+  type Status,
+  type Transition,
+} from './index';
+
+const ID = 'INC-0000beef';
+const T0 = '2026-11-22T00:00:00.000Z';
+const T1 = '2026-11-22T00:05:00.000Z';
+
+const declared: IncidentEvent = {
+  type: 'im.incident.declare',
+  incidentId: ID,
+  time: T0,
+  data: { title: 'Checkout is down', severity: 'SEV-1' },
+};
+
+const moved = (kind: Transition, time = T0): IncidentEvent => ({
+  type: `im.incident.${kind}`,
+  incidentId: ID,
+  time,
+  data: {},
+});
+
+/** The shortest history that leaves an incident in each status. */
+const HISTORY: Record<Status, IncidentEvent[]> = {
+  open: [declared],
+  acknowledged: [declared, moved('ack')],
+  mitigated: [declared, moved('ack'), moved('mitigate')],
+  resolved: [declared, moved('resolve')],
+  closed: [declared, moved('resolve'), moved('close')],
+};
+
+const given = (events: IncidentEvent[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
+
+describe('incident lifecycle (decisions.md table)', () => {
+  // from, move, expected: a status (one event), 'no change' (200, no event) or 409.
+  const table: [Status, Transition, Status | 'no change' | 409][] = [
+    ['open', 'ack', 'acknowledged'],
+    ['open', 'mitigate', 409],
+    ['open', 'resolve', 'resolved'],
+    ['open', 'close', 409],
+    ['acknowledged', 'ack', 'no change'],
+    ['acknowledged', 'mitigate', 'mitigated'],
+    ['acknowledged', 'resolve', 'resolved'],
+    ['acknowledged', 'close', 409],
+    ['mitigated', 'ack', 409],
+    ['mitigated', 'mitigate', 'no change'],
+    ['mitigated', 'resolve', 'resolved'],
+    ['mitigated', 'close', 409],
+    ['resolved', 'ack', 409],
+    ['resolved', 'mitigate', 409],
+    ['resolved', 'resolve', 'no change'],
+    ['resolved', 'close', 'closed'],
+    ['closed', 'ack', 409],
+    ['closed', 'mitigate', 409],
+    ['closed', 'resolve', 409],
+    ['closed', 'close', 'no change'],
+  ];
+
+  it.each(table)('given %s, when %s, then %s', (from, kind, expected) => {
+    const state = given(HISTORY[from]);
+    expect(state?.status).toBe(from);
+    const command = { kind, incidentId: ID, time: T1 };
+
+    if (expected === 409) {
+      expect(() => decide(command, state)).toThrow(ConflictError);
+      expect(() => decide(command, state)).toThrow(`it is ${from}`);
+    } else if (expected === 'no change') {
+      expect(decide(command, state)).toEqual([]);
+    } else {
+      const events = decide(command, state);
+      expect(events).toEqual([{ type: `im.incident.${kind}`, incidentId: ID, time: T1, data: {} }]);
+      const after = events.reduce<IncidentState>(evolve, state);
+      expect(after).toMatchObject({ status: expected, updatedAt: T1, createdAt: T0 });
+    }
+  });
+
+  it.each(['ack', 'mitigate', 'resolve', 'close'] as const)('%s of an unknown incident is not found', (kind) => {
+    expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(NotFoundError);
+    expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(`Incident ${ID} not found`);
+  });
+});
+
+describe('declare', () => {
+  const declare = (fields: Record<string, unknown>) =>
+    decide({ kind: 'declare', incidentId: ID, time: T0, title: undefined, severity: undefined, ...fields }, undefined);
+
+  it('opens a new incident with created_at = updated_at', () => {
+    const events = declare({ title: '  Checkout is down ', severity: 'SEV-2', description: 'p99 > 5s' });
+    expect(events).toEqual([
+      {
+        type: 'im.incident.declare',
+        incidentId: ID,
+        time: T0,
+        data: { title: 'Checkout is down', severity: 'SEV-2', description: 'p99 > 5s' },
+      },
+    ]);
+    expect(given(events)).toEqual<Incident>({
+      id: ID,
+      title: 'Checkout is down',
+      description: 'p99 > 5s',
+      severity: 'SEV-2',
+      status: 'open',
+      createdAt: T0,
+      updatedAt: T0,
+    });
+  });
+
+  it('accepts title and severity alone', () => {
+    expect(given(declare({ title: 'x', severity: 'SEV-4' }))).not.toHaveProperty('description');
+  });
+
+  it.each([
+    [{ severity: 'SEV-1' }, 'title'],
+    [{ title: '', severity: 'SEV-1' }, 'title'],
+    [{ title: '   ', severity: 'SEV-1' }, 'title'],
+    [{ title: 42, severity: 'SEV-1' }, 'title'],
+    [{ title: 'x'.repeat(501), severity: 'SEV-1' }, 'title'],
+    [{ title: 'x' }, 'severity'],
+    [{ title: 'x', severity: 'SEV-5' }, 'severity'],
+    [{ title: 'x', severity: 'sev-1' }, 'severity'],
+    [{ title: 'x', severity: 'SEV-1', description: 7 }, 'description'],
+  ])('refuses %j (%s)', (fields, field) => {
+    expect(() => declare(fields)).toThrow(InvalidError);
+    expect(() => declare(fields)).toThrow(field);
+  });
+
+  it('refuses to declare an incident twice', () => {
+    expect(() =>
+      decide({ kind: 'declare', incidentId: ID, time: T1, title: 'again', severity: 'SEV-1' }, given([declared])),
+    ).toThrow(ConflictError);
+  });
+});
+
+describe('evolve', () => {
+  it('ignores events the lifecycle does not know (notes, alerts)', () => {
+    const state = given([declared]);
+    expect(evolve(state, { type: 'im.incident.note', incidentId: ID, time: T1, data: { content: 'hi' } })).toBe(state);
+  });
+
+  it('leaves the state alone for a repeated transition stored on the timeline', () => {
+    const state = given(HISTORY.acknowledged);
+    expect(evolve(state, moved('ack', T1))).toBe(state);
+  });
+
+  it('ignores a transition before the incident exists', () => {
+    expect(evolve(undefined, moved('ack'))).toBeUndefined();
+  });
+});

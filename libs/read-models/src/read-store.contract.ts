@@ -1,0 +1,124 @@
+import type { Incident, Severity, Status } from '@im/incidents';
+import type { ReadStore } from './read-store.port';
+import { incidentProjection } from './incidents/incident.projection';
+
+export interface ReadStoreHarness {
+  open(): Promise<ReadStore>;
+  dispose(): Promise<void>;
+}
+
+const incident = (n: number, status: Status = 'open', severity: Severity = 'SEV-2'): Incident => {
+  const createdAt = new Date(Date.UTC(2026, 10, 22, 0, 0, n)).toISOString();
+  return {
+    id: `INC-${n.toString(16).padStart(8, '0')}`,
+    title: `incident ${n}`,
+    severity,
+    status,
+    createdAt,
+    updatedAt: createdAt,
+  };
+};
+
+/** The behaviour every ReadStore adapter must show. */
+export function describeReadStoreContract(adapter: string, makeHarness: () => ReadStoreHarness): void {
+  describe(`ReadStore contract: ${adapter}`, () => {
+    let harness: ReadStoreHarness;
+    let store: ReadStore;
+    const name = incidentProjection.name;
+
+    beforeEach(async () => {
+      harness = makeHarness();
+      store = await harness.open();
+      await store.reset(name);
+    });
+
+    afterEach(async () => {
+      await store.close();
+      await harness.dispose();
+    });
+
+    const save = (incidents: Incident[], position: bigint) =>
+      store.commit(
+        name,
+        incidents.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })),
+        position,
+      );
+
+    it('starts a projection at checkpoint 0 with no documents', async () => {
+      expect(await store.checkpoint(name)).toBe(0n);
+      expect((await store.load(name, ['INC-00000001'])).size).toBe(0);
+      expect(await store.incidents.findById('INC-00000001')).toBeUndefined();
+    });
+
+    it('commits documents together with the checkpoint and loads them back with their positions', async () => {
+      const one = incident(1);
+      await store.commit(name, [{ key: one.id, doc: one, position: 7n }], 9n);
+      expect(await store.checkpoint(name)).toBe(9n);
+      const loaded = await store.load<Incident>(name, [one.id, 'INC-ffffffff']);
+      expect([...loaded.keys()]).toEqual([one.id]);
+      expect(loaded.get(one.id)).toEqual({ doc: one, position: 7n });
+      expect(await store.incidents.findById(one.id)).toEqual(one);
+    });
+
+    it('replaces a document, and deletes one written as undefined', async () => {
+      const one = incident(1);
+      await save([one], 1n);
+      await store.commit(name, [{ key: one.id, doc: { ...one, status: 'resolved' }, position: 2n }], 2n);
+      expect((await store.incidents.findById(one.id))?.status).toBe('resolved');
+      await store.commit(name, [{ key: one.id, doc: undefined, position: 3n }], 3n);
+      expect(await store.incidents.findById(one.id)).toBeUndefined();
+    });
+
+    it('lists newest first, filters by status and severity, and pages by keyset', async () => {
+      const all = [
+        incident(1, 'open', 'SEV-1'),
+        incident(2, 'acknowledged', 'SEV-2'),
+        incident(3, 'resolved', 'SEV-1'),
+        incident(4, 'open', 'SEV-3'),
+        incident(5, 'closed', 'SEV-1'),
+      ];
+      await save(all, 5n);
+      const ids = (rows: Incident[]) => rows.map((r) => r.title);
+
+      expect(ids(await store.incidents.list({ limit: 10 }))).toEqual([5, 4, 3, 2, 1].map((n) => `incident ${n}`));
+      expect(ids(await store.incidents.list({ limit: 10, statuses: ['open', 'resolved'] }))).toEqual([
+        'incident 4',
+        'incident 3',
+        'incident 1',
+      ]);
+      expect(ids(await store.incidents.list({ limit: 10, severities: ['SEV-1'], statuses: ['open', 'closed'] }))).toEqual([
+        'incident 5',
+        'incident 1',
+      ]);
+
+      const first = await store.incidents.list({ limit: 2 });
+      const last = first[first.length - 1];
+      const second = await store.incidents.list({ limit: 2, after: { createdAt: last.createdAt, id: last.id } });
+      expect(ids(first)).toEqual(['incident 5', 'incident 4']);
+      expect(ids(second)).toEqual(['incident 3', 'incident 2']);
+    });
+
+    it('orders incidents created in the same millisecond by id, so no page skips one', async () => {
+      const same = [1, 2, 3].map((n) => ({ ...incident(n), createdAt: '2026-11-22T00:00:00.000Z' }));
+      await save(same, 3n);
+      const first = await store.incidents.list({ limit: 2 });
+      const rest = await store.incidents.list({ limit: 2, after: { createdAt: first[1].createdAt, id: first[1].id } });
+      expect([...first, ...rest].map((r) => r.id)).toEqual(same.map((r) => r.id).reverse());
+    });
+
+    it('reset drops the documents and the checkpoint', async () => {
+      await save([incident(1)], 4n);
+      await store.reset(name);
+      expect(await store.checkpoint(name)).toBe(0n);
+      expect(await store.incidents.list({ limit: 10 })).toEqual([]);
+    });
+
+    it('keeps documents and checkpoint across a reopen', async () => {
+      await save([incident(1)], 4n);
+      await store.close();
+      store = await harness.open();
+      expect(await store.checkpoint(name)).toBe(4n);
+      expect(await store.incidents.findById(incident(1).id)).toEqual(incident(1));
+    });
+  });
+}

@@ -1,0 +1,101 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { runProjector, startServer } from './support/server-process';
+import { tempDir } from './support/temp-dir';
+
+jest.setTimeout(60_000);
+
+const json = async (url: string, init?: RequestInit) => {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> & unknown[] };
+};
+const post = (url: string, body?: unknown) =>
+  json(url, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+describe('the built server on its data directory', () => {
+  const dir = tempDir('durability');
+  const env = { DATA_DIR: dir.path };
+  afterAll(() => dir.remove());
+
+  /** What each acknowledged request said the incident is now. */
+  const acknowledged = new Map<string, string>();
+
+  it('keeps every acknowledged incident and transition through kill -9', async () => {
+    const first = await startServer(env);
+    for (let i = 0; i < 30; i++) {
+      const created = await post(`${first.url}/api/v1/incidents`, { title: `incident ${i}`, severity: 'SEV-2' });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      acknowledged.set(id, 'open');
+      for (const move of ['ack', 'mitigate', 'resolve', 'close'].slice(0, i % 5)) {
+        const moved = await post(`${first.url}/api/v1/incidents/${id}/${move}`);
+        expect(moved.status).toBe(200);
+        acknowledged.set(id, moved.body.status as string);
+      }
+    }
+    // No grace: the last answer has just been sent.
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+
+    const second = await startServer(env);
+    try {
+      for (const [id, status] of acknowledged) {
+        const read = await json(`${second.url}/api/v1/incidents/${id}`);
+        expect({ id, status: read.body.status }).toEqual({ id, status });
+      }
+      const list = await json(`${second.url}/api/v1/incidents?limit=1000`);
+      expect(list.body).toHaveLength(acknowledged.size);
+      // The restarted server still takes writes on the same streams.
+      const [someOpen] = [...acknowledged].find(([, s]) => s === 'open')!;
+      expect((await post(`${second.url}/api/v1/incidents/${someOpen}/ack`)).body).toEqual({ status: 'acknowledged' });
+      acknowledged.set(someOpen, 'acknowledged');
+    } finally {
+      second.child.kill('SIGTERM');
+      expect(await second.exited).not.toBe('SIGKILL');
+    }
+  });
+
+  it('refuses to rebuild while an api serves the directory', async () => {
+    const server = await startServer(env);
+    try {
+      const refused = runProjector(['rebuild'], env);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toMatch(/stop it before rebuilding/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('rebuilds the read models from the log into the same rows (npm run projections:rebuild)', async () => {
+    const rows = () => {
+      const db = new Database(join(dir.path, 'read-models.sqlite'), { readonly: true });
+      try {
+        return {
+          incidents: db.prepare('SELECT key, position, doc FROM incidents ORDER BY key').all(),
+          checkpoints: db.prepare('SELECT projection, position FROM checkpoints').all(),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const before = rows();
+    expect(before.incidents).toHaveLength(acknowledged.size);
+
+    const rebuilt = runProjector(['rebuild'], env);
+    expect(rebuilt.stderr).toBe('');
+    expect(rebuilt.status).toBe(0);
+    expect(rebuilt.stdout).toMatch(/Rebuilt incidents from \d+ events/);
+    expect(rows()).toEqual(before);
+  });
+
+  it('says what is wrong with the configuration in one line and exits non-zero', async () => {
+    await expect(startServer({ ...env, EVENT_STORE: 'postgres' }, 10_000)).rejects.toThrow(
+      /Configuration error: EVENT_STORE must be one of sqlite \(got "postgres"\)\n?$/,
+    );
+  });
+});

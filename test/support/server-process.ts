@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+export const API_MAIN = join(ROOT, 'dist', 'apps', 'api', 'main.js');
+export const PROJECTOR_MAIN = join(ROOT, 'dist', 'apps', 'projector', 'main.js');
+
+function requireBuilt(file: string): void {
+  if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm test does)`);
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code or signal once the process has ended. */
+  exited: Promise<number | NodeJS.Signals | null>;
+}
+
+/** Starts the built api as a user would (`node dist/apps/api/main.js`) and waits until it listens. */
+export function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
+  requireBuilt(API_MAIN);
+  const child = spawn(process.execPath, [API_MAIN], {
+    env: { ...process.env, PORT: '0', NO_COLOR: '1', APP_ENV: 'development', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(/listening on (http:\/\/\S+),/);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1].replace('[::1]', '127.0.0.1'), child, output: () => output, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((how) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${String(how)}) before listening:\n${output}`));
+    });
+  });
+}
+
+/** Runs the built projector CLI to completion. */
+export function runProjector(args: string[], env: Record<string, string>) {
+  requireBuilt(PROJECTOR_MAIN);
+  const result = spawnSync(process.execPath, [PROJECTOR_MAIN, ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
