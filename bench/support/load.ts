@@ -1,0 +1,35 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  seconds: number;
+}
+
+export type LoadOptions = autocannon.Options;
+
+/** Drives a server with autocannon and reduces the result to the figures the report uses. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const result = await autocannon({ connections: 32, duration: 20, ...options });
+  return {
+    requests: result.requests.total,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    seconds: result.duration,
+  };
+}
+
+export const formatRow = (name: string, r: LoadResult) =>
+  `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors} | ${r.non2xx} |`;
+
+export const TABLE_HEAD = [
+  '| workload | req/s | p50 ms | p99 ms | requests | errors | non-2xx |',
+  '|---|---|---|---|---|---|---|',
+];
