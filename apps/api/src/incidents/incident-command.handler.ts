@@ -70,7 +70,11 @@ export class IncidentCommandHandler {
         initialState,
       );
       const events = decide({ ...command, time: now() }, state);
-      if (events.length === 0) return { state: state as Incident, appended: false };
+      if (events.length === 0) {
+        // "No change" because of an event someone else appended: answer once the views show it too.
+        await this.projections.waitFor(stream[stream.length - 1].position, this.config.projectionWaitMs);
+        return { state: state as Incident, appended: false };
+      }
       const expected = stream.length === 0 ? 'no_stream' : stream[stream.length - 1].revision;
       try {
         const result = await this.eventStore.append(

@@ -1,0 +1,33 @@
+import { ConfigError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('defaults to development on loopback port 3000 with ./data and the embedded stores', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      env: 'development',
+      host: '127.0.0.1',
+      port: 3000,
+      eventStore: 'sqlite',
+      readStore: 'sqlite',
+      projectionWaitMs: 5000,
+    });
+    expect(config.dataDir).toBe(`${process.cwd()}/data`);
+  });
+
+  it('listens on every interface in production unless HOST says otherwise', () => {
+    expect(loadConfig({ APP_ENV: 'production' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ APP_ENV: 'production', HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+  });
+
+  it.each([
+    [{ APP_ENV: 'staging' }, 'APP_ENV must be one of development, production (got "staging")'],
+    [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
+    [{ PORT: '70000' }, 'PORT must be a whole number'],
+    [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE must be one of sqlite'],
+    [{ READ_STORE: 'redis' }, 'READ_STORE must be one of sqlite'],
+    [{ PROJECTION_WAIT_MS: '0' }, 'PROJECTION_WAIT_MS must be a whole number'],
+  ])('refuses %j with one clear line', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
