@@ -1,20 +1,12 @@
 /** Unit tests sit next to the code (libs/, apps/); e2e, contract and process tests in test/. */
-const swc = [
-  '@swc/jest',
-  {
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true },
-      target: 'es2022',
-    },
-  },
-];
+// Transpile only: type errors are the build's and `npm run typecheck`'s job, and it keeps the suite fast.
+const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }];
 
 const moduleNameMapper = {
   '^@im/(.*)$': '<rootDir>/libs/$1/src',
 };
 
-const common = { rootDir: __dirname, testEnvironment: 'node', transform: { '^.+\\.ts$': swc }, moduleNameMapper };
+const common = { rootDir: __dirname, testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleNameMapper };
 
 module.exports = {
   projects: [

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { formatRow, load, TABLE_HEAD } from './support/load';
 
 async function startEcho(adapter: string) {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(__dirname, 'adapter-choice.server.ts'), adapter], {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'adapter-choice.server.ts'), adapter], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) => {
