@@ -29,5 +29,6 @@ export function toLedgerEvent(event: CloudEvent, incidentId?: string): LedgerEve
     incidentId: incidentId ?? incidentIdOfSubject(event.subject) ?? '',
     time: event.time,
     data: event.data,
+    fingerprint: event['im.fingerprint'],
   };
 }

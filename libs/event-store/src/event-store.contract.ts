@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@im/cloudevents';
-import { type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port';
+import { DuplicateEventError, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port';
 
 export interface EventStoreHarness {
   /** Opens a store on the harness's backing data; a second call opens the same data again (a restart). */
@@ -182,6 +182,38 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       }
     });
 
+    it('records dedup keys with an append and finds the event by them', async () => {
+      const key = `origin:${stream}`;
+      expect(await store.findByDedupKey(key)).toBeUndefined();
+      const first = event('im.test.keyed');
+      await store.append(stream, [first], 'no_stream', { dedupKeys: [key, `id:${stream}`] });
+      expect((await store.findByDedupKey(key))?.event).toEqual(first);
+      expect((await store.findByDedupKey(`id:${stream}`))?.streamId).toBe(stream);
+    });
+
+    it('refuses an append whose dedup key is taken, naming the first event and writing nothing', async () => {
+      const key = `origin:${stream}`;
+      const first = event('im.test.first');
+      await store.append(stream, [first], 'no_stream', { dedupKeys: [key] });
+      const other = `${stream}-other`;
+      const again = store.append(other, [event('im.test.again')], 'no_stream', { dedupKeys: ['fresh', key] });
+      await expect(again).rejects.toBeInstanceOf(DuplicateEventError);
+      await again.catch((error: DuplicateEventError) => expect(error.existing.event).toEqual(first));
+      expect(await store.readStream(other)).toEqual([]);
+      expect(await store.findByDedupKey('fresh')).toBeUndefined();
+    });
+
+    it('lets exactly one of many concurrent appends with the same dedup key through', async () => {
+      const key = `origin:${stream}`;
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) => store.append(`${stream}-${i}`, [event()], 'no_stream', { dedupKeys: [key] })),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      attempts
+        .filter((a): a is PromiseRejectedResult => a.status === 'rejected')
+        .forEach((a) => expect(a.reason).toBeInstanceOf(DuplicateEventError));
+    });
+
     it('keeps every acknowledged append when opened again', async () => {
       const appended = [event('im.test.a'), event('im.test.b')];
       await store.append(stream, appended, 'no_stream');
@@ -191,6 +223,15 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       await expect(reopened.append(stream, [event()], 'no_stream')).rejects.toBeInstanceOf(
         WrongExpectedRevisionError,
       );
+    });
+
+    it('keeps dedup keys when opened again', async () => {
+      await store.append(stream, [event()], 'no_stream', { dedupKeys: [`origin:${stream}`] });
+      await store.close();
+      const reopened = await open();
+      await expect(
+        reopened.append(`${stream}-2`, [event()], 'no_stream', { dedupKeys: [`origin:${stream}`] }),
+      ).rejects.toBeInstanceOf(DuplicateEventError);
     });
   });
 }

@@ -35,9 +35,23 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
+export interface AppendOptions {
+  /**
+   * Keys that may be recorded only once in the whole store. If any is already
+   * taken the append throws DuplicateEventError and writes nothing; otherwise
+   * the keys are recorded with the events, atomically.
+   */
+  dedupKeys?: string[];
+}
+
 export interface EventStore {
-  /** Appends atomically; throws WrongExpectedRevisionError when the stream is not where the caller expected. */
-  append(streamId: string, events: CloudEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends atomically; throws WrongExpectedRevisionError when the stream is
+   * not where the caller expected, DuplicateEventError when a dedup key is taken.
+   */
+  append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /** The first event appended with this dedup key, if any. */
+  findByDedupKey(key: string): Promise<RecordedEvent | undefined>;
   /** The stream's events in order; empty when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /** Up to `limit` events with a position greater than `after` (0n = from the start). */
@@ -56,5 +70,15 @@ export class WrongExpectedRevisionError extends Error {
     readonly actual: bigint | 'no_stream',
   ) {
     super(`Stream ${streamId} is at ${String(actual)}, expected ${String(expected)}`);
+  }
+}
+
+export class DuplicateEventError extends Error {
+  constructor(
+    readonly key: string,
+    /** The event first recorded under the key. */
+    readonly existing: RecordedEvent,
+  ) {
+    super(`An event with dedup key ${key} is already recorded at position ${existing.position}`);
   }
 }

@@ -1,3 +1,4 @@
+import type { LedgerEvent } from './incident-events';
 import type { Transition } from './lifecycle';
 
 export type DeclareIncident = {
@@ -13,6 +14,13 @@ export type TransitionIncident = {
   kind: Transition;
   incidentId: string;
   time: string;
+};
+
+/** Record an event pushed to the timeline: it must fit the incident's state. */
+export type RecordEvent = {
+  kind: 'record';
+  incidentId: string;
+  event: LedgerEvent;
 };
 
 export type IncidentCommand = DeclareIncident | TransitionIncident;

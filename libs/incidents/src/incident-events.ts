@@ -10,6 +10,13 @@ export const INCIDENT_EVENT_TYPES = {
   close: 'im.incident.close',
 } as const;
 
+export const NOTE_EVENT_TYPE = 'im.incident.note';
+export const ALERT_TRIGGER_TYPE = 'im.alert.trigger';
+export const ALERT_RESOLVE_TYPE = 'im.alert.resolve';
+
+/** Severity of an incident opened by an alert that names none. */
+export const DEFAULT_ALERT_SEVERITY = 'SEV-3';
+
 export type IncidentDeclared = {
   type: typeof INCIDENT_EVENT_TYPES.declare;
   incidentId: string;
@@ -27,7 +34,14 @@ export type IncidentTransitioned = {
 export type IncidentEvent = IncidentDeclared | IncidentTransitioned;
 
 /** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
-export type LedgerEvent = { type: string; incidentId: string; time: string; data?: unknown };
+export type LedgerEvent = {
+  type: string;
+  incidentId: string;
+  time: string;
+  data?: Record<string, unknown>;
+  /** im.fingerprint, which names an incident an alert opens when it has no title. */
+  fingerprint?: string;
+};
 
 const TRANSITION_BY_TYPE = new Map<string, Transition>(
   (Object.keys(INCIDENT_EVENT_TYPES) as (keyof typeof INCIDENT_EVENT_TYPES)[])

@@ -1,94 +1,53 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@im/config';
-import { toCloudEvent, toLedgerEvent } from '@im/cloudevents';
-import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '@im/event-store';
-import {
-  ConflictError,
-  decide,
-  evolve,
-  type Incident,
-  type IncidentCommand,
-  type IncidentState,
-  initialState,
-  type Transition,
-} from '@im/incidents';
-import { incidentStreamId, ProjectionRunner } from '@im/read-models';
+import { toCloudEvent } from '@im/cloudevents';
+import { ConflictError, decide, type Incident, type Transition } from '@im/incidents';
+import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
 
-const MAX_ATTEMPTS = 20;
+const MAX_ID_DRAWS = 20;
 
 export interface CommandContext {
   actor: string;
 }
 
-export interface CommandOutcome {
-  /** State after the command, as the write side decided it. */
-  state: Incident;
-  /** False when the command was a "no change" repeat. */
-  appended: boolean;
-}
-
 export const newIncidentId = () => `INC-${randomBytes(4).toString('hex')}`;
 
-/**
- * Read the stream → decide → append with the expected revision; on a
- * conflict, decide again on fresh state. Answers once the read models show
- * the change, so the caller can read its own write.
- */
+const now = () => new Date().toISOString();
+
+/** REST (and GraphQL) incident commands, decided by the domain and written to the incident's stream. */
 @Injectable()
 export class IncidentCommandHandler {
-  constructor(
-    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  constructor(private readonly writer: IncidentStreamWriter) {}
 
   async declare(
     input: { title: unknown; severity: unknown; description?: unknown },
     context: CommandContext,
-  ): Promise<CommandOutcome> {
-    for (let attempt = 1; ; attempt++) {
+  ): Promise<Incident> {
+    for (let draw = 1; ; draw++) {
+      const incidentId = newIncidentId();
       try {
-        return await this.execute({ kind: 'declare', incidentId: newIncidentId(), time: now(), ...input }, context);
+        return await this.run(incidentId, context, (state) =>
+          decide({ kind: 'declare', incidentId, time: now(), ...input }, state),
+        );
       } catch (error) {
         // A random id that is already taken: draw another.
-        if (!(error instanceof ConflictError) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!(error instanceof ConflictError) || draw >= MAX_ID_DRAWS) throw error;
       }
     }
   }
 
-  transition(incidentId: string, kind: Transition, context: CommandContext): Promise<CommandOutcome> {
-    return this.execute({ kind, incidentId, time: now() }, context);
+  transition(incidentId: string, kind: Transition, context: CommandContext): Promise<Incident> {
+    return this.run(incidentId, context, (state) => decide({ kind, incidentId, time: now() }, state));
   }
 
-  private async execute(command: IncidentCommand, context: CommandContext): Promise<CommandOutcome> {
-    const streamId = incidentStreamId(command.incidentId);
-    for (let attempt = 1; ; attempt++) {
-      const stream = await this.eventStore.readStream(streamId);
-      const state = stream.reduce<IncidentState>(
-        (current, recorded) => evolve(current, toLedgerEvent(recorded.event, command.incidentId)),
-        initialState,
-      );
-      const events = decide({ ...command, time: now() }, state);
-      if (events.length === 0) {
-        // "No change" because of an event someone else appended: answer once the views show it too.
-        await this.projections.waitFor(stream[stream.length - 1].position, this.config.projectionWaitMs);
-        return { state: state as Incident, appended: false };
-      }
-      const expected = stream.length === 0 ? 'no_stream' : stream[stream.length - 1].revision;
-      try {
-        const result = await this.eventStore.append(
-          streamId,
-          events.map((event) => toCloudEvent(event, { actor: context.actor })),
-          expected,
-        );
-        await this.projections.waitFor(result.position, this.config.projectionWaitMs);
-        return { state: events.reduce(evolve, state) as Incident, appended: true };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+  private async run(
+    incidentId: string,
+    context: CommandContext,
+    decideEvents: (state: Parameters<typeof decide>[1]) => ReturnType<typeof decide>,
+  ): Promise<Incident> {
+    const { state } = await this.writer.write(incidentId, (current) =>
+      decideEvents(current).map((event) => toCloudEvent(event, { actor: context.actor })),
+    );
+    return state as Incident;
   }
 }
-
-const now = () => new Date().toISOString();

@@ -32,9 +32,9 @@ export class IncidentsController {
     @Body() body: CreateIncidentDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse> {
-    const { state } = await this.commands.declare(body, DEVELOPMENT_ACTOR);
-    void reply.header('location', `${BASE_PATH}/${state.id}`);
-    return this.read(state.id);
+    const incident = await this.commands.declare(body, DEVELOPMENT_ACTOR);
+    void reply.header('location', `${BASE_PATH}/${incident.id}`);
+    return this.read(incident.id);
   }
 
   @Get()
@@ -77,8 +77,8 @@ export class IncidentsController {
   }
 
   private async move(id: string, transition: Transition): Promise<{ status: string }> {
-    const { state } = await this.commands.transition(id, transition, DEVELOPMENT_ACTOR);
-    return { status: state.status };
+    const incident = await this.commands.transition(id, transition, DEVELOPMENT_ACTOR);
+    return { status: incident.status };
   }
 
   private async read(id: string): Promise<IncidentResponse> {

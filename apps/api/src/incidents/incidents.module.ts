@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ProjectionsModule } from '@im/persistence';
+import { LedgerModule } from '../ledger/ledger.module';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { IncidentsController } from './incidents.controller';
 
 @Module({
-  imports: [ProjectionsModule],
+  imports: [LedgerModule],
   controllers: [IncidentsController],
   providers: [IncidentCommandHandler],
   exports: [IncidentCommandHandler],

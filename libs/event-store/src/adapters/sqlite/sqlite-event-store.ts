@@ -2,7 +2,9 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import type { CloudEvent } from '@im/cloudevents';
 import {
+  type AppendOptions,
   type AppendResult,
+  DuplicateEventError,
   type EventStore,
   type ExpectedRevision,
   type LogHandler,
@@ -24,6 +26,7 @@ interface PendingAppend {
   streamId: string;
   events: CloudEvent[];
   expected: ExpectedRevision;
+  dedupKeys: string[];
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -52,6 +55,9 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStream;
   private readonly selectAll;
   private readonly selectHead;
+  private readonly selectDedup;
+  private readonly insertDedup;
+  private readonly selectAt;
   private readonly appendOne;
   private readonly appendBatch;
 
@@ -73,6 +79,10 @@ export class SqliteEventStore implements EventStore {
         body        TEXT    NOT NULL,
         UNIQUE (stream_id, revision)
       );
+      CREATE TABLE IF NOT EXISTS dedup_keys (
+        key      TEXT PRIMARY KEY,
+        position INTEGER NOT NULL
+      ) WITHOUT ROWID;
     `);
     this.insertEvent = this.db.prepare(
       `INSERT INTO events (stream_id, revision, event_id, type, recorded_at, body)
@@ -88,6 +98,11 @@ export class SqliteEventStore implements EventStore {
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
+    this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
+    this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
+    this.selectAt = this.db.prepare(
+      `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
+    );
     this.appendOne = this.db.transaction((append: PendingAppend) => this.write(append));
     this.appendBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((append) => {
@@ -100,11 +115,17 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  append(streamId: string, events: CloudEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  append(
+    streamId: string,
+    events: CloudEvent[],
+    expected: ExpectedRevision,
+    options: AppendOptions = {},
+  ): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('Event store is closed'));
     if (events.length === 0) return Promise.reject(new Error('Nothing to append'));
+    const dedupKeys = [...new Set(options.dedupKeys ?? [])];
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, resolve, reject });
+      this.pending.push({ streamId, events, expected, dedupKeys, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -129,7 +150,11 @@ export class SqliteEventStore implements EventStore {
     if (outcomes.some((outcome) => outcome.ok)) this.appended.emit('append');
   }
 
-  private write({ streamId, events, expected }: PendingAppend): AppendResult {
+  private write({ streamId, events, expected, dedupKeys }: PendingAppend): AppendResult {
+    for (const key of dedupKeys) {
+      const taken = this.selectDedup.get(key) as number | undefined;
+      if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
+    }
     const current = this.selectRevision.get(streamId) as number | null;
     const actual = current === null ? 'no_stream' : BigInt(current);
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
@@ -149,7 +174,18 @@ export class SqliteEventStore implements EventStore {
         }).lastInsertRowid,
       );
     }
+    const first = position - events.length + 1;
+    dedupKeys.forEach((key) => this.insertDedup.run(key, first));
     return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
+  }
+
+  private eventAt(position: number): RecordedEvent {
+    return toRecorded(this.selectAt.get(position) as EventRow);
+  }
+
+  async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
+    const position = this.selectDedup.get(key) as number | undefined;
+    return position === undefined ? undefined : this.eventAt(position);
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
