@@ -5,6 +5,7 @@ import { PersistenceModule } from '@im/persistence';
 import { DataDirLockService } from './data-dir-lock.service';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { RequestValidationPipe } from './errors/request-validation.pipe';
+import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { IncidentsModule } from './incidents/incidents.module';
 
@@ -13,7 +14,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), HealthModule, IncidentsModule],
+      imports: [PersistenceModule.forRoot(config), AuthModule, HealthModule, IncidentsModule],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -15,8 +15,19 @@ describe('loadConfig', () => {
   });
 
   it('listens on every interface in production unless HOST says otherwise', () => {
-    expect(loadConfig({ APP_ENV: 'production' }).host).toBe('0.0.0.0');
-    expect(loadConfig({ APP_ENV: 'production', HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+    const production = { APP_ENV: 'production', JWT_SECRET: 's'.repeat(32) };
+    expect(loadConfig(production).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...production, HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+  });
+
+  it('signs with a development secret only in development, and prefers JWKS when given', () => {
+    expect(loadConfig({}).jwt).toMatchObject({ kind: 'secret' });
+    expect(loadConfig({ APP_ENV: 'production', JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp' }).jwt).toEqual({
+      kind: 'jwks',
+      jwksUrl: 'https://idp.example/jwks.json',
+      issuer: 'idp',
+      audience: undefined,
+    });
   });
 
   it.each([
@@ -26,6 +37,9 @@ describe('loadConfig', () => {
     [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE must be one of sqlite'],
     [{ READ_STORE: 'redis' }, 'READ_STORE must be one of sqlite'],
     [{ PROJECTION_WAIT_MS: '0' }, 'PROJECTION_WAIT_MS must be a whole number'],
+    [{ APP_ENV: 'production' }, 'production needs JWT_JWKS_URL (RS256/ES256 keys) or JWT_SECRET (HS256)'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters'],
+    [{ JWT_JWKS_URL: 'keys.json' }, 'JWT_JWKS_URL must be an http(s) URL'],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

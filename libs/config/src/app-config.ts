@@ -11,6 +11,30 @@ export interface AppConfig {
   readStore: 'sqlite';
   /** How long a command waits for the read models to show its events. */
   projectionWaitMs: number;
+  jwt: JwtConfig;
+}
+
+export type JwtConfig =
+  | { kind: 'secret'; secret: string; issuer?: string; audience?: string }
+  | { kind: 'jwks'; jwksUrl: string; issuer?: string; audience?: string };
+
+/** Signs development tokens when JWT_SECRET is unset; refused in production. */
+export const DEVELOPMENT_JWT_SECRET = 'incident-service-development-secret-do-not-use-in-production';
+const MIN_SECRET_LENGTH = 32;
+
+function jwtConfig(env: Env, appEnv: AppConfig['env']): JwtConfig {
+  const issuer = env.JWT_ISSUER || undefined;
+  const audience = env.JWT_AUDIENCE || undefined;
+  if (env.JWT_JWKS_URL) {
+    if (!/^https?:\/\//.test(env.JWT_JWKS_URL)) throw new ConfigError('JWT_JWKS_URL must be an http(s) URL');
+    return { kind: 'jwks', jwksUrl: env.JWT_JWKS_URL, issuer, audience };
+  }
+  const secret = env.JWT_SECRET || (appEnv === 'development' ? DEVELOPMENT_JWT_SECRET : undefined);
+  if (!secret) throw new ConfigError('production needs JWT_JWKS_URL (RS256/ES256 keys) or JWT_SECRET (HS256)');
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
+  }
+  return { kind: 'secret', secret, issuer, audience };
 }
 
 /** A configuration mistake: reported as one line, and the process exits non-zero. */
@@ -48,5 +72,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventStore: oneOf(env, 'EVENT_STORE', ['sqlite'], 'sqlite'),
     readStore: oneOf(env, 'READ_STORE', ['sqlite'], 'sqlite'),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
+    jwt: jwtConfig(env, appEnv),
   };
 }

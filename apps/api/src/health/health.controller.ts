@@ -1,5 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
+import { Public } from '../auth/access.decorators';
 
+@Public()
 @Controller('health')
 export class HealthController {
   /** Liveness: the process answers. Deeper checks are GET /api/v1/validate. */

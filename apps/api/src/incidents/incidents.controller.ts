@@ -12,12 +12,13 @@ import {
 import type { FastifyReply } from 'fastify';
 import { incidentNotFound, type Transition } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
+import { CurrentPrincipal } from '../auth/access.decorators';
+import type { Principal } from '../auth/principal';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { CreateIncidentDto, type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
 
 const BASE_PATH = '/api/v1/incidents';
-const DEVELOPMENT_ACTOR = { actor: 'anonymous' };
 
 @Controller('api/v1/incidents')
 export class IncidentsController {
@@ -30,9 +31,10 @@ export class IncidentsController {
   @HttpCode(201)
   async create(
     @Body() body: CreateIncidentDto,
+    @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse> {
-    const incident = await this.commands.declare(body, DEVELOPMENT_ACTOR);
+    const incident = await this.commands.declare(body, { actor: caller.sub });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
     return this.read(incident.id);
   }
@@ -54,30 +56,30 @@ export class IncidentsController {
 
   @Post(':id/ack')
   @HttpCode(200)
-  ack(@Param('id') id: string) {
-    return this.move(id, 'ack');
+  ack(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
+    return this.move(id, 'ack', caller);
   }
 
   @Post(':id/mitigate')
   @HttpCode(200)
-  mitigate(@Param('id') id: string) {
-    return this.move(id, 'mitigate');
+  mitigate(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
+    return this.move(id, 'mitigate', caller);
   }
 
   @Post(':id/resolve')
   @HttpCode(200)
-  resolve(@Param('id') id: string) {
-    return this.move(id, 'resolve');
+  resolve(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
+    return this.move(id, 'resolve', caller);
   }
 
   @Post(':id/close')
   @HttpCode(200)
-  close(@Param('id') id: string) {
-    return this.move(id, 'close');
+  close(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
+    return this.move(id, 'close', caller);
   }
 
-  private async move(id: string, transition: Transition): Promise<{ status: string }> {
-    const incident = await this.commands.transition(id, transition, DEVELOPMENT_ACTOR);
+  private async move(id: string, transition: Transition, caller: Principal): Promise<{ status: string }> {
+    const incident = await this.commands.transition(id, transition, { actor: caller.sub });
     return { status: incident.status };
   }
 

@@ -1,0 +1,37 @@
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { passportJwtSecret } from 'jwks-rsa';
+import { ExtractJwt, Strategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
+import { APP_CONFIG, type AppConfig, type JwtConfig } from '@im/config';
+import { InvalidClaimsError, type Principal, principalFromClaims } from './principal';
+
+/** Pinned algorithms: a shared secret only ever verifies HS256, published keys only RS256/ES256; `none` never. */
+function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {
+  if (jwt.kind === 'secret') return { secretOrKey: jwt.secret, algorithms: ['HS256'] };
+  return {
+    secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, rateLimit: true, jwksRequestsPerMinute: 10 }),
+    algorithms: ['RS256', 'ES256'],
+  };
+}
+
+@Injectable()
+export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super({
+      jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
+      ignoreExpiration: false,
+      issuer: config.jwt.issuer,
+      audience: config.jwt.audience,
+      ...verification(config.jwt),
+    } as StrategyOptionsWithoutRequest);
+  }
+
+  validate(claims: Record<string, unknown>): Principal {
+    try {
+      return principalFromClaims(claims);
+    } catch (error) {
+      if (error instanceof InvalidClaimsError) throw new UnauthorizedException(`The bearer token's claims are invalid: ${error.message}`);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
+
+/** Who is calling, from a verified token (or the anonymous caller of development mode). */
+export interface Principal {
+  sub: string;
+  roles: string[];
+  clearance: Visibility;
+  dataAccess: DataClass[];
+  authenticated: boolean;
+}
+
+export const TIMELINE_ROLES = {
+  writer: 'timeline.writer',
+  reader: 'timeline.reader',
+  exporter: 'timeline.exporter',
+} as const;
+
+/** The caller of an open development endpoint without a token: sees only what is public. */
+export const ANONYMOUS: Principal = {
+  sub: 'anonymous',
+  roles: [],
+  clearance: 'public',
+  dataAccess: [],
+  authenticated: false,
+};
+
+export class InvalidClaimsError extends Error {}
+
+const stringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+/** The token's claims, checked: a token whose claims are malformed authenticates nobody. */
+export function principalFromClaims(claims: Record<string, unknown>): Principal {
+  const { sub, roles = [], clearance = 'public', data_access: dataAccess = [] } = claims;
+  if (typeof sub !== 'string' || sub.trim() === '') throw new InvalidClaimsError('sub must be a non-empty string');
+  if (!stringArray(roles)) throw new InvalidClaimsError('roles must be an array of strings');
+  if (!(VISIBILITIES as readonly unknown[]).includes(clearance)) {
+    throw new InvalidClaimsError(`clearance must be one of ${VISIBILITIES.join(', ')}`);
+  }
+  if (!stringArray(dataAccess) || !dataAccess.every((c) => (DATA_CLASSES as readonly string[]).includes(c))) {
+    throw new InvalidClaimsError(`data_access must be an array of ${DATA_CLASSES.join(', ')}`);
+  }
+  return {
+    sub,
+    roles,
+    clearance: clearance as Visibility,
+    dataAccess: dataAccess as DataClass[],
+    authenticated: true,
+  };
+}

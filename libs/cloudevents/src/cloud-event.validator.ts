@@ -1,0 +1,53 @@
+import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { CloudEvent } from './cloud-event';
+import { CLOUD_EVENT_SCHEMA, MAX_EVENT_BYTES } from './cloud-event.schema';
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+addFormats(ajv, ['date-time', 'uri', 'uri-reference']);
+const validate = ajv.compile<CloudEvent>(CLOUD_EVENT_SCHEMA);
+
+export type CloudEventCheck =
+  | { ok: true; event: CloudEvent }
+  | { ok: false; tooLarge: boolean; errors: string[] };
+
+function describe(error: ErrorObject): string {
+  const field = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'event';
+  switch (error.keyword) {
+    case 'required':
+      return `${error.params.missingProperty} is required`;
+    case 'enum':
+      return `${field} must be one of ${(error.params.allowedValues as string[]).join(', ')}`;
+    case 'const':
+      return `${field} must be "${error.params.allowedValue}"`;
+    case 'pattern':
+      return field === 'type'
+        ? 'type must start with "im."'
+        : field === 'subject'
+          ? 'subject must be incident/<incident_id>'
+          : `${field} is malformed`;
+    case 'format':
+      return error.params.format === 'date-time'
+        ? `${field} must be an RFC 3339 timestamp with a time zone`
+        : `${field} must be a ${error.params.format}`;
+    default:
+      return `${field} ${error.message}`;
+  }
+}
+
+/**
+ * Checks a parsed request body against the timeline event schema. The raw
+ * JSON is checked, not an SDK object: the `im.*` attribute names carry dots,
+ * which the CloudEvents SDK's strict mode refuses.
+ */
+export function checkCloudEvent(body: unknown): CloudEventCheck {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { ok: false, tooLarge: false, errors: ['the body must be one CloudEvent as a JSON object (structured mode)'] };
+  }
+  if (Buffer.byteLength(JSON.stringify(body)) > MAX_EVENT_BYTES) {
+    return { ok: false, tooLarge: true, errors: [`an event may be at most ${MAX_EVENT_BYTES / 1024} KiB`] };
+  }
+  if (validate(body)) return { ok: true, event: body };
+  const errors = [...new Set((validate.errors ?? []).map(describe))];
+  return { ok: false, tooLarge: false, errors };
+}
