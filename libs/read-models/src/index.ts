@@ -3,10 +3,13 @@ export * from './read-store.port';
 export * from './projection-runner';
 export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';
+export * from './timeline/timeline.projection';
+export * from './timeline/timeline-queries.port';
 export * from './adapters/sqlite/sqlite-read-store';
 
 import { incidentProjection } from './incidents/incident.projection';
+import { timelineProjection } from './timeline/timeline.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them. */
-export const ALL_PROJECTIONS: Projection<unknown>[] = [incidentProjection as Projection<unknown>];
+export const ALL_PROJECTIONS: Projection<unknown>[] = [incidentProjection, timelineProjection] as Projection<unknown>[];

@@ -1,6 +1,10 @@
 import type { Incident, Severity, Status } from '@im/incidents';
 import type { ReadStore } from './read-store.port';
+import type { CloudEvent } from '@im/cloudevents';
+import type { RecordedEvent } from '@im/event-store';
 import { incidentProjection } from './incidents/incident.projection';
+import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
+import type { TimelineQuery } from './timeline/timeline-queries.port';
 
 export interface ReadStoreHarness {
   open(): Promise<ReadStore>;
@@ -18,6 +22,27 @@ const incident = (n: number, status: Status = 'open', severity: Severity = 'SEV-
     updatedAt: createdAt,
   };
 };
+
+let position = 0n;
+/** A recorded incident event as the timeline projection receives it. */
+export function recorded(incidentId: string, minute: number, type: string, extra: Partial<CloudEvent> = {}): RecordedEvent {
+  position += 1n;
+  return {
+    streamId: `incident-${incidentId}`,
+    revision: 0n,
+    position,
+    recordedAt: '2026-11-22T12:00:00.000Z',
+    event: {
+      specversion: '1.0',
+      id: `evt-${position}`,
+      source: 'im://contract',
+      type,
+      time: new Date(Date.UTC(2026, 10, 22, 10, minute)).toISOString(),
+      subject: `incident/${incidentId}`,
+      ...extra,
+    },
+  };
+}
 
 /** The behaviour every ReadStore adapter must show. */
 export function describeReadStoreContract(adapter: string, makeHarness: () => ReadStoreHarness): void {
@@ -119,6 +144,81 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       store = await harness.open();
       expect(await store.checkpoint(name)).toBe(4n);
       expect(await store.incidents.findById(incident(1).id)).toEqual(incident(1));
+    });
+  });
+
+  describe(`ReadStore contract (timeline): ${adapter}`, () => {
+    let harness: ReadStoreHarness;
+    let store: ReadStore;
+    const A = 'INC-0000000a';
+    const B = 'INC-0000000b';
+    const events = [
+      recorded(A, 1, 'im.incident.declare', { 'im.actor': 'alice', data: { title: 'Disk full', severity: 'SEV-2' } }),
+      recorded(A, 2, 'im.alert.trigger', { 'im.actor': 'prometheus', 'im.fingerprint': 'disk:db-1', 'im.correlation_key': 'db' }),
+      recorded(B, 3, 'im.incident.declare', { 'im.actor': 'bob', 'im.correlation_key': 'db' }),
+      recorded(A, 4, 'im.incident.ack', { 'im.actor': 'alice' }),
+      recorded(A, 4, 'im.incident.note', { 'im.actor': 'bob', data: { content: 'same minute as the ack' } }),
+      recorded(B, 5, 'im.alert.trigger', { 'im.fingerprint': 'disk:db-1' }),
+      recorded(A, 6, 'im.paging.escalate', { 'im.actor': 'pager' }),
+    ];
+    const ids = (rows: { entry: { id: string } }[]) => rows.map((r) => r.entry.id);
+    const idsOf = (...indexes: number[]) => indexes.map((i) => events[i].event.id);
+    const list = (query: Partial<TimelineQuery>) => store.timeline.list({ order: 'asc', limit: 100, ...query });
+
+    beforeAll(async () => {
+      harness = makeHarness();
+      store = await harness.open();
+      await store.reset(timelineProjection.name);
+      await store.commit(
+        timelineProjection.name,
+        events.map((e) => ({ key: String(e.position), doc: toTimelineEntry(e), position: e.position })),
+        events[events.length - 1].position,
+      );
+    });
+    afterAll(async () => {
+      await store.close();
+      await harness.dispose();
+    });
+
+    it('finds one event by its CloudEvent id, with the entry as projected', async () => {
+      const row = await store.timeline.findByEventId(events[4].event.id);
+      expect(row?.entry).toEqual(toTimelineEntry(events[4]));
+      expect(row?.position).toBe(events[4].position);
+      expect(await store.timeline.findByEventId('nope')).toBeUndefined();
+    });
+
+    it("lists an incident's events oldest or newest first, ties broken by log position", async () => {
+      expect(ids(await list({ incidentId: A }))).toEqual(idsOf(0, 1, 3, 4, 6));
+      expect(ids(await list({ incidentId: A, order: 'desc' }))).toEqual(idsOf(6, 4, 3, 1, 0));
+    });
+
+    it('filters by exact type, type prefix, actor and inclusive time range', async () => {
+      expect(ids(await list({ incidentId: A, type: { exact: 'im.incident.ack' } }))).toEqual(idsOf(3));
+      expect(ids(await list({ incidentId: A, type: { prefix: 'im.incident.' } }))).toEqual(idsOf(0, 3, 4));
+      expect(ids(await list({ actor: 'bob' }))).toEqual(idsOf(2, 4));
+      expect(
+        ids(await list({ incidentId: A, from: events[1].event.time, to: events[3].event.time })),
+      ).toEqual(idsOf(1, 3, 4));
+    });
+
+    it('searches across incidents by correlation key and fingerprint', async () => {
+      expect(ids(await list({ correlationKey: 'db' }))).toEqual(idsOf(1, 2));
+      expect(ids(await list({ fingerprint: 'disk:db-1', order: 'desc' }))).toEqual(idsOf(5, 1));
+    });
+
+    it('pages by keyset in both directions without skipping or repeating', async () => {
+      for (const order of ['asc', 'desc'] as const) {
+        const seen: string[] = [];
+        let after: TimelineQuery['after'];
+        for (;;) {
+          const page = await list({ incidentId: A, order, limit: 2, after });
+          if (page.length === 0) break;
+          seen.push(...ids(page));
+          const last = page[page.length - 1];
+          after = { eventTime: last.entry.eventTime, position: last.position };
+        }
+        expect(seen).toEqual(ids(await list({ incidentId: A, order })));
+      }
     });
   });
 }

@@ -1,4 +1,5 @@
 import type { IncidentQueries } from './incidents/incident-queries.port';
+import type { TimelineQueries } from './timeline/timeline-queries.port';
 
 /** Nest injection token of the ReadStore port. */
 export const READ_STORE = Symbol('READ_STORE');
@@ -26,5 +27,6 @@ export interface ReadStore {
   /** Drops every document and the checkpoint of a projection (before a rebuild). */
   reset(projection: string): Promise<void>;
   readonly incidents: IncidentQueries;
+  readonly timeline: TimelineQueries;
   close(): Promise<void>;
 }

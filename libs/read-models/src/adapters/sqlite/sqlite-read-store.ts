@@ -3,6 +3,8 @@ import type { Incident } from '@im/incidents';
 import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.port';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import { incidentProjection } from '../../incidents/incident.projection';
+import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
+import { type TimelineEntry, timelineProjection } from '../../timeline/timeline.projection';
 
 /**
  * Each projection's collection is a table of JSON documents. Columns the
@@ -23,6 +25,27 @@ const COLLECTIONS: Record<string, string> = {
     CREATE INDEX IF NOT EXISTS incidents_by_status ON incidents (status, created_at DESC, key DESC);
     CREATE INDEX IF NOT EXISTS incidents_by_severity ON incidents (severity, created_at DESC, key DESC);
   `,
+  [timelineProjection.name]: `
+    CREATE TABLE IF NOT EXISTS timeline (
+      key             TEXT PRIMARY KEY,
+      position        INTEGER NOT NULL,
+      doc             TEXT NOT NULL,
+      incident_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) VIRTUAL,
+      event_time      TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventTime')) VIRTUAL,
+      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.id')) VIRTUAL,
+      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventType')) VIRTUAL,
+      actor           TEXT GENERATED ALWAYS AS (json_extract(doc, '$.actor')) VIRTUAL,
+      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.correlationKey')) VIRTUAL,
+      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.fingerprint')) VIRTUAL
+    );
+    CREATE INDEX IF NOT EXISTS timeline_by_incident ON timeline (incident_id, event_time, position);
+    CREATE INDEX IF NOT EXISTS timeline_by_correlation ON timeline (correlation_key, event_time, position) WHERE correlation_key IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS timeline_by_fingerprint ON timeline (fingerprint, event_time, position) WHERE fingerprint IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS timeline_by_type ON timeline (type, event_time, position);
+    CREATE INDEX IF NOT EXISTS timeline_by_actor ON timeline (actor, event_time, position);
+    CREATE INDEX IF NOT EXISTS timeline_by_time ON timeline (event_time, position);
+    CREATE INDEX IF NOT EXISTS timeline_by_event_id ON timeline (event_id, position);
+  `,
 };
 
 const MAX_KEYS_PER_QUERY = 500;
@@ -32,6 +55,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly selectCheckpoint;
   private readonly upsertCheckpoint;
   readonly incidents: IncidentQueries;
+  readonly timeline: TimelineQueries;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -49,6 +73,7 @@ export class SqliteReadStore implements ReadStore {
        ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
     );
     this.incidents = new SqliteIncidentQueries(this.db);
+    this.timeline = new SqliteTimelineQueries(this.db);
   }
 
   async checkpoint(projection: string): Promise<bigint> {
@@ -139,3 +164,61 @@ class SqliteIncidentQueries implements IncidentQueries {
     return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 }
+
+/** Keyset pages over (event_time, position) in either direction; every filter has an index. */
+class SqliteTimelineQueries implements TimelineQueries {
+  private readonly selectByEventId;
+
+  constructor(private readonly db: Database.Database) {
+    this.selectByEventId = db.prepare(
+      `SELECT doc, position FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`,
+    );
+  }
+
+  async findByEventId(id: string): Promise<TimelineRow | undefined> {
+    const row = this.selectByEventId.get(id) as { doc: string; position: number } | undefined;
+    return row && toRow(row);
+  }
+
+  async list(query: TimelineQuery): Promise<TimelineRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const equals = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      where.push(`${column} = ?`);
+      params.push(value);
+    };
+    equals('incident_id', query.incidentId);
+    equals('correlation_key', query.correlationKey);
+    equals('fingerprint', query.fingerprint);
+    equals('actor', query.actor);
+    if (query.type && 'exact' in query.type) equals('type', query.type.exact);
+    if (query.type && 'prefix' in query.type && query.type.prefix !== '') {
+      // A range on the type index; U+FFFF sorts after any character a type may hold.
+      where.push(`type >= ? AND type < ?`);
+      params.push(query.type.prefix, `${query.type.prefix}\uffff`);
+    }
+    if (query.from !== undefined) {
+      where.push(`event_time >= ?`);
+      params.push(query.from);
+    }
+    if (query.to !== undefined) {
+      where.push(`event_time <= ?`);
+      params.push(query.to);
+    }
+    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+    if (query.after) {
+      where.push(`(event_time, position) ${query.order === 'asc' ? '>' : '<'} (?, ?)`);
+      params.push(query.after.eventTime, Number(query.after.position));
+    }
+    const sql = `SELECT doc, position FROM timeline ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+                 ORDER BY event_time ${direction}, position ${direction} LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...params, query.limit) as { doc: string; position: number }[];
+    return rows.map(toRow);
+  }
+}
+
+const toRow = (row: { doc: string; position: number }): TimelineRow => ({
+  entry: JSON.parse(row.doc) as TimelineEntry,
+  position: BigInt(row.position),
+});

@@ -1,0 +1,35 @@
+import type { TimelineEntry } from './timeline.projection';
+
+export interface TimelineQuery {
+  incidentId?: string;
+  correlationKey?: string;
+  fingerprint?: string;
+  /** Exact type, or every type starting with `prefix` (from a `im.incident.*` pattern). */
+  type?: { exact: string } | { prefix: string };
+  actor?: string;
+  /** Inclusive bounds on eventTime, UTC ISO strings. */
+  from?: string;
+  to?: string;
+  order: 'asc' | 'desc';
+  limit: number;
+  /** Keyset: continue strictly after this entry in the query's order. */
+  after?: TimelinePosition;
+}
+
+export interface TimelinePosition {
+  eventTime: string;
+  position: bigint;
+}
+
+export interface TimelineRow {
+  entry: TimelineEntry;
+  position: bigint;
+}
+
+/** Query side of the timeline read model. */
+export interface TimelineQueries {
+  /** The first stored event with this CloudEvent id. */
+  findByEventId(id: string): Promise<TimelineRow | undefined>;
+  /** Ordered by (eventTime, position), ascending or descending. */
+  list(query: TimelineQuery): Promise<TimelineRow[]>;
+}

@@ -1,0 +1,77 @@
+import type { CloudEvent, DataClass, Visibility } from '@im/cloudevents';
+import type { RecordedEvent } from '@im/event-store';
+import type { Projection } from '../projection';
+import { INCIDENT_STREAM_PREFIX } from '../incidents/incident.projection';
+
+/** One event of an incident's timeline, as every read path serves it (before policy). */
+export interface TimelineEntry {
+  id: string;
+  incidentId: string;
+  /** The CloudEvent `time` in UTC: what timelines sort and filter on. */
+  eventTime: string;
+  eventType: string;
+  actor: string;
+  title: string;
+  content: string;
+  source: string;
+  /** Event data without the title. */
+  data: Record<string, unknown>;
+  /** When the ledger stored the event. */
+  createdAt: string;
+  correlationKey?: string;
+  fingerprint?: string;
+  visibility: Visibility;
+  dataClass: DataClass[];
+  /** The event as written, for JSON exports. */
+  event: CloudEvent;
+}
+
+/** Events without im.visibility are internal. */
+export const DEFAULT_VISIBILITY: Visibility = 'internal';
+
+/** What a timeline line says when the event data has no title. */
+const SUMMARIES: Record<string, string> = {
+  'im.incident.declare': 'Incident declared',
+  'im.incident.ack': 'Incident acknowledged',
+  'im.incident.mitigate': 'Incident mitigated',
+  'im.incident.resolve': 'Incident resolved',
+  'im.incident.close': 'Incident closed',
+  'im.incident.note': 'Note',
+  'im.alert.trigger': 'Alert triggered',
+  'im.alert.resolve': 'Alert resolved',
+  'im.ticketing_a.sync': 'Ticket created or updated',
+  'im.ticketing_b.sync': 'Issue created or updated',
+  'im.paging.escalate': 'Escalation triggered',
+};
+
+const firstString = (...values: unknown[]) => values.find((v): v is string => typeof v === 'string');
+
+export function toTimelineEntry(recorded: RecordedEvent): TimelineEntry {
+  const { event } = recorded;
+  const { title, ...data } = event.data ?? {};
+  const entry: TimelineEntry = {
+    id: event.id,
+    incidentId: recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length),
+    eventTime: new Date(event.time).toISOString(),
+    eventType: event.type,
+    actor: event['im.actor'] ?? event.source,
+    title: firstString(title) ?? SUMMARIES[event.type] ?? event.type,
+    content: firstString(data.content, data.description, data.message) ?? '',
+    source: event.source,
+    data,
+    createdAt: recorded.recordedAt,
+    visibility: (event['im.visibility'] as Visibility | undefined) ?? DEFAULT_VISIBILITY,
+    dataClass: (event['im.data_class'] as DataClass[] | undefined) ?? [],
+    event,
+  };
+  if (event['im.correlation_key'] !== undefined) entry.correlationKey = event['im.correlation_key'];
+  if (event['im.fingerprint'] !== undefined) entry.fingerprint = event['im.fingerprint'];
+  return entry;
+}
+
+/** Every event of every incident stream, keyed by its log position. */
+export const timelineProjection: Projection<TimelineEntry> = {
+  name: 'timeline',
+  keyOf: ({ streamId, position }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) ? String(position) : undefined),
+  evolve: (doc, recorded) => doc ?? toTimelineEntry(recorded),
+};
