@@ -8,13 +8,14 @@ import { RequestValidationPipe } from './errors/request-validation.pipe';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { IncidentsModule } from './incidents/incidents.module';
+import { TimelineModule } from './timeline/timeline.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), AuthModule, HealthModule, IncidentsModule],
+      imports: [PersistenceModule.forRoot(config), AuthModule, HealthModule, IncidentsModule, TimelineModule],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

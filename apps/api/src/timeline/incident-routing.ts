@@ -1,0 +1,96 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import { type CloudEvent, incidentIdOfSubject, SERVICE_SOURCE } from '@im/cloudevents';
+import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '@im/event-store';
+import {
+  ALERT_RESOLVE_TYPE,
+  ALERT_TRIGGER_TYPE,
+  INCIDENT_EVENT_TYPES,
+  INCIDENT_ID_PATTERN,
+  InvalidError,
+  NotFoundError,
+} from '@im/incidents';
+import { incidentStreamId } from '@im/read-models';
+import { newIncidentId } from '../incidents/incident-command.handler';
+import { foldIncident } from '../ledger/incident-stream.writer';
+
+/** Internal event of a fingerprint's claim stream: alerts with this fingerprint now join this incident. */
+export const FINGERPRINT_BIND_TYPE = 'im.fingerprint.bind';
+
+const fingerprintStreamId = (fingerprint: string) =>
+  `fingerprint-${createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)}`;
+
+const MAX_ATTEMPTS = 20;
+
+/** Which incident a timeline event belongs to (decisions.md, "An event without subject"). */
+@Injectable()
+export class IncidentRouting {
+  constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
+
+  async incidentFor(event: CloudEvent): Promise<{ incidentId: string; opensIncident: boolean }> {
+    const named = incidentIdOfSubject(event.subject);
+    const mayOpen = event.type === INCIDENT_EVENT_TYPES.declare || event.type === ALERT_TRIGGER_TYPE;
+    if (named !== undefined) {
+      if (mayOpen && !INCIDENT_ID_PATTERN.test(named)) {
+        throw new InvalidError('to open an incident, subject must be incident/INC-<8 lowercase hex characters>');
+      }
+      return { incidentId: named, opensIncident: false };
+    }
+    const fingerprint = event['im.fingerprint'];
+    switch (event.type) {
+      case INCIDENT_EVENT_TYPES.declare:
+        return { incidentId: newIncidentId(), opensIncident: true };
+      case ALERT_TRIGGER_TYPE:
+        return fingerprint === undefined
+          ? { incidentId: newIncidentId(), opensIncident: true }
+          : { incidentId: await this.joinOrClaim(fingerprint), opensIncident: false };
+      case ALERT_RESOLVE_TYPE: {
+        if (fingerprint === undefined) throw new InvalidError('im.alert.resolve needs subject or im.fingerprint');
+        const bound = await this.boundIncident(fingerprint);
+        if (!bound) throw new NotFoundError(`No incident has joined fingerprint ${fingerprint}`);
+        return { incidentId: bound.incidentId, opensIncident: false };
+      }
+      default:
+        throw new InvalidError(`subject (incident/<incident_id>) is required for ${event.type}`);
+    }
+  }
+
+  private async boundIncident(fingerprint: string) {
+    const claims = await this.eventStore.readStream(fingerprintStreamId(fingerprint));
+    const last = claims[claims.length - 1];
+    return last && { incidentId: String(last.event.data?.incident_id), revision: last.revision };
+  }
+
+  /**
+   * The newest not-yet-resolved incident of the fingerprint, or a new one that
+   * this call claims. The claim is an append at the expected revision of the
+   * fingerprint's stream, so concurrent alerts of one storm agree on one incident.
+   * A claim whose incident was never written (a crash in between) is reused.
+   */
+  private async joinOrClaim(fingerprint: string): Promise<string> {
+    const streamId = fingerprintStreamId(fingerprint);
+    for (let attempt = 1; ; attempt++) {
+      const bound = await this.boundIncident(fingerprint);
+      if (bound) {
+        const stream = await this.eventStore.readStream(incidentStreamId(bound.incidentId));
+        const state = foldIncident(bound.incidentId, stream.map((r) => r.event));
+        if (!state || (state.status !== 'resolved' && state.status !== 'closed')) return bound.incidentId;
+      }
+      const incidentId = newIncidentId();
+      const claim: CloudEvent = {
+        specversion: '1.0',
+        id: randomUUID(),
+        source: SERVICE_SOURCE,
+        type: FINGERPRINT_BIND_TYPE,
+        time: new Date().toISOString(),
+        data: { fingerprint, incident_id: incidentId },
+      };
+      try {
+        await this.eventStore.append(streamId, [claim], bound ? bound.revision : 'no_stream');
+        return incidentId;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+}
