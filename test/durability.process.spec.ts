@@ -77,7 +77,8 @@ describe('the built server on its data directory', () => {
       try {
         return {
           incidents: db.prepare('SELECT key, position, doc FROM incidents ORDER BY key').all(),
-          checkpoints: db.prepare('SELECT projection, position FROM checkpoints').all(),
+          timeline: db.prepare('SELECT key, position, doc FROM timeline ORDER BY position').all(),
+          checkpoints: db.prepare('SELECT projection, position FROM checkpoints ORDER BY projection').all(),
         };
       } finally {
         db.close();
@@ -85,11 +86,12 @@ describe('the built server on its data directory', () => {
     };
     const before = rows();
     expect(before.incidents).toHaveLength(acknowledged.size);
+    expect(before.timeline.length).toBeGreaterThan(acknowledged.size);
 
     const rebuilt = runProjector(['rebuild'], env);
     expect(rebuilt.stderr).toBe('');
     expect(rebuilt.status).toBe(0);
-    expect(rebuilt.stdout).toMatch(/Rebuilt incidents from \d+ events/);
+    expect(rebuilt.stdout).toMatch(/Rebuilt incidents, timeline from \d+ events/);
     expect(rows()).toEqual(before);
   });
 

@@ -11,9 +11,9 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** The whole api in-process, on a fresh DATA_DIR, with its real SQLite stores. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const dir = tempDir('app');
+/** The whole api in-process, on a fresh DATA_DIR (or the given one), with its real SQLite stores. */
+export async function startTestApp(env: Record<string, string> = {}, keepDataDir?: string): Promise<TestApp> {
+  const dir = keepDataDir ? { path: keepDataDir, remove: () => undefined } : tempDir('app');
   const config = loadConfig({ DATA_DIR: dir.path, APP_ENV: 'development', ...env });
   const app = await createApp(config, ['error']);
   return {

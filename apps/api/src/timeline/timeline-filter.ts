@@ -10,6 +10,8 @@ const TYPE_PATTERN = /^im\.[A-Za-z0-9_.-]*\*?$|^\*$/;
 
 /** The names a request uses for each filter: GET query parameters and the query body differ. */
 export interface FilterNames {
+  /** Query-string values are all text, so a limit may arrive as "50"; in a JSON body it must be a number. */
+  fromQueryString: boolean;
   incidentId?: string;
   correlationKey?: string;
   fingerprint?: string;
@@ -19,8 +21,9 @@ export interface FilterNames {
   to: string;
 }
 
-export const INCIDENT_TIMELINE_PARAMS: FilterNames = { type: 'type', actor: 'actor', from: 'from', to: 'to' };
+export const INCIDENT_TIMELINE_PARAMS: FilterNames = { fromQueryString: true, type: 'type', actor: 'actor', from: 'from', to: 'to' };
 export const QUERY_BODY_FIELDS: Required<FilterNames> = {
+  fromQueryString: false,
   incidentId: 'incident_id',
   correlationKey: 'correlation_key',
   fingerprint: 'fingerprint',
@@ -48,9 +51,9 @@ function timestamp(raw: Record<string, unknown>, name: string): string | undefin
   return new Date(value).toISOString();
 }
 
-function limitOf(raw: unknown): number {
+function limitOf(raw: unknown, fromQueryString: boolean): number {
   if (raw === undefined) return DEFAULT_TIMELINE_LIMIT;
-  const limit = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
+  const limit = fromQueryString && typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_TIMELINE_LIMIT) {
     throw new BadRequestException(`limit must be a whole number from 1 to ${MAX_TIMELINE_LIMIT}`);
   }
@@ -110,7 +113,7 @@ export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterN
   for (const key of Object.keys(shape) as (keyof typeof shape)[]) if (shape[key] === undefined) delete shape[key];
   return {
     ...shape,
-    limit: limitOf(raw.limit),
+    limit: limitOf(raw.limit, names.fromQueryString),
     after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, shape),
   };
 }
