@@ -1,20 +1,9 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { formatRow, load, TABLE_HEAD } from './support/load';
+import { formatRow, listeningUrl, load, startTsServer, TABLE_HEAD } from './support/load';
 
 async function startEcho(adapter: string) {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', join(__dirname, 'adapter-choice.server.ts'), adapter], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = out.match(/listening on (\S+),/);
-      if (m) resolve(m[1].replace('[::1]', '127.0.0.1'));
-    });
-  });
-  return { url, stop: () => child.kill('SIGTERM') };
+  const child = startTsServer(join(__dirname, 'adapter-choice.server.ts'), [adapter]);
+  return { url: await listeningUrl(child), stop: () => child.kill('SIGTERM') };
 }
 
 /** Fastify or Express under NestJS: the same app, 32 connections, POST and GET. */

@@ -8,10 +8,13 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
 import { incidentWrites } from './incidents.bench';
+import { timelineAppends, timelineReads } from './timeline.bench';
 
 const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'adapter-choice': adapterChoice,
   incidents: incidentWrites,
+  'timeline-appends': timelineAppends,
+  'timeline-reads': timelineReads,
 };
 
 function machine(): string {

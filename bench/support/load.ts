@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { type ChildProcess, spawn } from 'node:child_process';
 
 export interface LoadResult {
   requests: number;
@@ -33,3 +34,20 @@ export const TABLE_HEAD = [
   '| workload | req/s | p50 ms | p99 ms | requests | errors | non-2xx |',
   '|---|---|---|---|---|---|---|',
 ];
+
+/** Runs a TypeScript server file of bench/ in its own process. */
+export const startTsServer = (file: string, args: string[] = []) =>
+  spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', file, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+
+/** Resolves with the URL a server prints as "listening on <url>,". */
+export const listeningUrl = (child: ChildProcess) =>
+  new Promise<string>((resolve) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = out.match(/listening on (\S+),/);
+      if (m) resolve(m[1].replace('[::1]', '127.0.0.1'));
+    });
+  });

@@ -78,6 +78,12 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       expect(Number.isNaN(Date.parse(read[0].recordedAt))).toBe(false);
     });
 
+    it('reads a stream from a revision on', async () => {
+      await store.append(stream, [event('im.test.0'), event('im.test.1'), event('im.test.2')], 'no_stream');
+      expect((await store.readStream(stream, 1n)).map((r) => r.event.type)).toEqual(['im.test.1', 'im.test.2']);
+      expect(await store.readStream(stream, 3n)).toEqual([]);
+    });
+
     it('appends at the expected revision and refuses a stale one with a typed error, writing nothing', async () => {
       await store.append(stream, [event()], 'no_stream');
       const next = await store.append(stream, [event()], 0n);

@@ -52,8 +52,8 @@ export interface EventStore {
   append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** The first event appended with this dedup key, if any. */
   findByDedupKey(key: string): Promise<RecordedEvent | undefined>;
-  /** The stream's events in order; empty when the stream does not exist. */
-  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The stream's events in order from `fromRevision` (default 0); empty when there are none. */
+  readStream(streamId: string, fromRevision?: bigint): Promise<RecordedEvent[]>;
   /** Up to `limit` events with a position greater than `after` (0n = from the start). */
   readAll(after: bigint, limit: number): Promise<RecordedEvent[]>;
   /** Position of the last event in the log, 0n when empty. */

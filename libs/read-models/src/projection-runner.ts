@@ -21,7 +21,10 @@ export async function applyBatch<Doc>(
     const current = changed.get(key) ?? stored.get(key);
     // At-least-once delivery: an event the document already reflects is skipped.
     if (current && current.position >= event.position) continue;
-    changed.set(key, { key, doc: projection.evolve(current?.doc, event), position: event.position });
+    const doc = projection.evolve(current?.doc, event);
+    // A fold that returns the document it was given changed nothing: no write.
+    if (current && doc === current.doc) continue;
+    changed.set(key, { key, doc, position: event.position });
   }
   await readStore.commit(projection.name, [...changed.values()], batch[batch.length - 1].position);
 }

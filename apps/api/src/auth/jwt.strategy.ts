@@ -1,4 +1,5 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { createSecretKey } from 'node:crypto';
 import { PassportStrategy } from '@nestjs/passport';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
@@ -7,7 +8,10 @@ import { InvalidClaimsError, type Principal, principalFromClaims } from './princ
 
 /** Pinned algorithms: a shared secret only ever verifies HS256, published keys only RS256/ES256; `none` never. */
 function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {
-  if (jwt.kind === 'secret') return { secretOrKey: jwt.secret, algorithms: ['HS256'] };
+  if (jwt.kind === 'secret') {
+    // A KeyObject, not the string: given a string, jsonwebtoken tries (and fails) to parse a public key on every verify.
+    return { secretOrKey: createSecretKey(Buffer.from(jwt.secret)) as unknown as string, algorithms: ['HS256'] };
+  }
   return {
     secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, rateLimit: true, jwksRequestsPerMinute: 10 }),
     algorithms: ['RS256', 'ES256'],

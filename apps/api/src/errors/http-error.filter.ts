@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@im/incidents';
+import { WrongExpectedRevisionError } from '@im/event-store';
 import { ProjectionLagError } from '@im/read-models';
 import { errorBody, type ErrorBody } from './error-body';
 
@@ -24,6 +25,10 @@ export class HttpErrorFilter implements ExceptionFilter {
       return errorBody(503, `The change was recorded but the views are behind: ${exception.message}. Read again shortly.`);
     }
     if (exception instanceof HttpException) return errorBody(exception.getStatus(), messageOf(exception));
+    if (exception instanceof WrongExpectedRevisionError) {
+      // Only after the command handler's retries: the incident kept changing under it.
+      return errorBody(409, 'The incident changed while the request was decided; retry it');
+    }
     // Fastify's own client errors (bad JSON, body too large, unsupported media type) carry a 4xx statusCode.
     const statusCode = (exception as { statusCode?: unknown } | null)?.statusCode;
     if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {

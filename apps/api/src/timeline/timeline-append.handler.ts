@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, incidentSubject, toLedgerEvent } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { ConflictError, decideRecord } from '@im/incidents';
+import { ConflictError, decideRecord, dependsOnLifecycle } from '@im/incidents';
 import { INCIDENT_STREAM_PREFIX } from '@im/read-models';
 import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
 import { IncidentRouting } from './incident-routing';
@@ -52,7 +52,7 @@ export class TimelineAppendHandler {
             decideRecord({ kind: 'record', incidentId, event: toLedgerEvent(stored, incidentId) }, state);
             return [stored];
           },
-          keys,
+          { dedupKeys: keys, exactRevision: (state) => !state || dependsOnLifecycle(event.type) },
         );
         return { event_id: event.id, created: true, incident_id: incidentId };
       } catch (error) {

@@ -92,7 +92,7 @@ export class SqliteEventStore implements EventStore {
       .prepare(`SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?`)
       .pluck();
     this.selectStream = this.db.prepare(
-      `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE stream_id = ? ORDER BY revision`,
+      `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
     );
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
@@ -188,8 +188,8 @@ export class SqliteEventStore implements EventStore {
     return position === undefined ? undefined : this.eventAt(position);
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
-    return (this.selectStream.all(streamId) as EventRow[]).map(toRecorded);
+  async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
+    return (this.selectStream.all(streamId, Number(fromRevision)) as EventRow[]).map(toRecorded);
   }
 
   async readAll(after: bigint, limit: number): Promise<RecordedEvent[]> {

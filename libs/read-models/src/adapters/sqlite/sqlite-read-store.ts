@@ -50,8 +50,25 @@ const COLLECTIONS: Record<string, string> = {
 
 const MAX_KEYS_PER_QUERY = 500;
 
+/** Prepared statements by SQL text: preparing is a large share of a small query's cost. */
+class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
+  private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly upsertCheckpoint;
   readonly incidents: IncidentQueries;
@@ -72,8 +89,9 @@ export class SqliteReadStore implements ReadStore {
       `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
        ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
     );
-    this.incidents = new SqliteIncidentQueries(this.db);
-    this.timeline = new SqliteTimelineQueries(this.db);
+    this.sql = new StatementCache(this.db);
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql);
+    this.timeline = new SqliteTimelineQueries(this.db, this.sql);
   }
 
   async checkpoint(projection: string): Promise<bigint> {
@@ -87,8 +105,8 @@ export class SqliteReadStore implements ReadStore {
     const unique = [...new Set(keys)];
     for (let i = 0; i < unique.length; i += MAX_KEYS_PER_QUERY) {
       const chunk = unique.slice(i, i + MAX_KEYS_PER_QUERY);
-      const rows = this.db
-        .prepare(`SELECT key, position, doc FROM ${table} WHERE key IN (${chunk.map(() => '?').join(',')})`)
+      const rows = this.sql
+        .get(`SELECT key, position, doc FROM ${table} WHERE key IN (${chunk.map(() => '?').join(',')})`)
         .all(...chunk) as { key: string; position: number; doc: string }[];
       rows.forEach((row) =>
         found.set(row.key, { doc: JSON.parse(row.doc) as Doc, position: BigInt(row.position) }),
@@ -99,11 +117,11 @@ export class SqliteReadStore implements ReadStore {
 
   async commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void> {
     const table = this.table(projection);
-    const upsert = this.db.prepare(
+    const upsert = this.sql.get(
       `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
     );
-    const remove = this.db.prepare(`DELETE FROM ${table} WHERE key = ?`);
+    const remove = this.sql.get(`DELETE FROM ${table} WHERE key = ?`);
     this.db.transaction(() => {
       for (const write of writes) {
         if (write.doc === undefined) remove.run(write.key);
@@ -134,7 +152,10 @@ export class SqliteReadStore implements ReadStore {
 class SqliteIncidentQueries implements IncidentQueries {
   private readonly selectById;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly sql: StatementCache,
+  ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
   }
 
@@ -160,7 +181,7 @@ class SqliteIncidentQueries implements IncidentQueries {
     }
     const sql = `SELECT doc FROM incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY created_at DESC, key DESC LIMIT ?`;
-    const docs = this.db.prepare(sql).pluck().all(...params, query.limit) as string[];
+    const docs = this.sql.get(sql).pluck().all(...params, query.limit) as string[];
     return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 }
@@ -169,7 +190,10 @@ class SqliteIncidentQueries implements IncidentQueries {
 class SqliteTimelineQueries implements TimelineQueries {
   private readonly selectByEventId;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly sql: StatementCache,
+  ) {
     this.selectByEventId = db.prepare(
       `SELECT doc, position FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`,
     );
@@ -213,7 +237,7 @@ class SqliteTimelineQueries implements TimelineQueries {
     }
     const sql = `SELECT doc, position FROM timeline ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY event_time ${direction}, position ${direction} LIMIT ?`;
-    const rows = this.db.prepare(sql).all(...params, query.limit) as { doc: string; position: number }[];
+    const rows = this.sql.get(sql).all(...params, query.limit) as { doc: string; position: number }[];
     return rows.map(toRow);
   }
 }

@@ -1,0 +1,153 @@
+import type autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { DEVELOPMENT_JWT_SECRET } from '@im/config';
+import { SqliteEventStore } from '@im/event-store';
+import { startServer } from '../test/support/server-process';
+import { tempDir } from '../test/support/temp-dir';
+import { token } from '../test/support/tokens';
+import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD } from './support/load';
+
+const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+
+/** A request generator: every request a new event (unique id and origin id) on one incident. */
+const uniqueEvents = (subject?: string) => ({
+  method: 'POST' as const,
+  setupRequest: (request: autocannon.Request) => ({
+    ...request,
+    body: JSON.stringify({
+      specversion: '1.0',
+      id: randomUUID(),
+      source: 'im://bench',
+      type: 'im.incident.note',
+      time: new Date().toISOString(),
+      ...(subject ? { subject } : {}),
+      'im.origin_id': randomUUID(),
+      data: { content: 'Load test note', service: 'bench' },
+    }),
+  }),
+});
+
+/** Appends through the service next to the bare http + SQLite ceiling, in the same run. */
+export async function timelineAppends(seconds: number): Promise<string> {
+  const bareDir = tempDir('bench-bare');
+  const bare = startTsServer(join(__dirname, 'bare-append.server.ts'), [bareDir.path]);
+  let ceiling: LoadResult;
+  try {
+    ceiling = await load({
+      url: `${await listeningUrl(bare)}/`,
+      headers: { 'content-type': 'application/cloudevents+json' },
+      requests: [uniqueEvents('incident/INC-00000001')],
+      duration: seconds,
+    });
+  } finally {
+    bare.kill('SIGTERM');
+    bareDir.remove();
+  }
+
+  const dir = tempDir('bench-timeline');
+  const server = await startServer({ DATA_DIR: dir.path });
+  try {
+    const created = await fetch(`${server.url}/api/v1/incidents`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bench', severity: 'SEV-3' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    const service = await load({
+      url: `${server.url}/api/v1/timeline/events`,
+      headers: { 'content-type': 'application/cloudevents+json', authorization: AUTH },
+      requests: [uniqueEvents(`incident/${id}`)],
+      duration: seconds,
+    });
+    const ratio = (service.rps / ceiling.rps).toFixed(2);
+    return [
+      '## Timeline appends against the bare ceiling',
+      '',
+      `Unique events (new id and im.origin_id each), 32 connections, ${seconds} s each, run one after the other in the same invocation (\`bench/timeline.bench.ts\`). The ceiling is \`bench/bare-append.server.ts\`: node:http + better-sqlite3, WAL, synchronous=FULL, one commit per request, a unique index on (source, origin id). The service adds JWT verification, schema validation, the dedup lookups, the decider, the stream append and waiting for both projections before answering.`,
+      '',
+      ...TABLE_HEAD,
+      formatRow('bare node:http + better-sqlite3 insert (ceiling)', ceiling),
+      formatRow('POST /api/v1/timeline/events (service)', service),
+      '',
+      `Service / ceiling: **${ratio}**.`,
+    ].join('\n');
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    dir.remove();
+  }
+}
+
+const SEED_INCIDENTS = 1000;
+
+/** Writes `total` events straight into a ledger: 1,000 incidents, events spread over them, group-committed. */
+async function seedLedger(dataDir: string, total: number): Promise<number> {
+  const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
+  const perIncident = total / SEED_INCIDENTS;
+  const started = Date.now();
+  const base = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < SEED_INCIDENTS; i++) {
+    const id = `INC-${i.toString(16).padStart(8, '0')}`;
+    const events = Array.from({ length: perIncident }, (_, n) => ({
+      specversion: '1.0' as const,
+      id: randomUUID(),
+      source: 'im://seed',
+      type: n === 0 ? 'im.incident.declare' : n % 10 === 0 ? 'im.paging.escalate' : 'im.incident.note',
+      time: new Date(base + i * 1000 + n * 60_000).toISOString(),
+      subject: `incident/${id}`,
+      'im.actor': `responder-${n % 7}`,
+      'im.correlation_key': `corr-${i % 100}`,
+      data: n === 0 ? { title: `Seeded ${i}`, severity: 'SEV-3' } : { content: `Seeded note ${n}`, service: `svc-${i % 20}` },
+    }));
+    await store.append(`incident-${id}`, events, 'no_stream');
+  }
+  await store.close();
+  return (Date.now() - started) / 1000;
+}
+
+/** Reads at one million stored events: the incident timeline page and the cross-incident query. */
+export async function timelineReads(seconds: number, total = Number(process.env.BENCH_EVENTS ?? 1_000_000)): Promise<string> {
+  const dir = tempDir('bench-1m');
+  const seedSeconds = await seedLedger(dir.path, total);
+  const catchUpStarted = Date.now();
+  const server = await startServer({ DATA_DIR: dir.path, PROJECTION_WAIT_MS: '600000' }, 30_000);
+  try {
+    const incident = `INC-${(SEED_INCIDENTS / 2).toString(16).padStart(8, '0')}`;
+    // The api projects the seeded log on start: wait until the last incident's timeline is all there.
+    const last = `INC-${(SEED_INCIDENTS - 1).toString(16).padStart(8, '0')}`;
+    for (;;) {
+      const res = await fetch(`${server.url}/api/v1/incidents/${last}/timeline?limit=1000`, { headers: { authorization: AUTH } });
+      if (res.ok && ((await res.json()) as { events: unknown[] }).events.length === total / SEED_INCIDENTS) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
+    const rss = Number((await import('node:child_process')).execSync(`ps -o rss= -p ${server.child.pid}`).toString()) / 1024;
+    const read = (path: string) => load({ url: `${server.url}${path}`, headers: { authorization: AUTH }, duration: seconds });
+    const page50 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`);
+    const page1000 = await read(`/api/v1/incidents/${incident}/timeline?limit=1000`);
+    const filtered = await read(`/api/v1/incidents/${incident}/timeline?limit=50&type=im.paging.*&order=asc`);
+    const query = await load({
+      url: `${server.url}/api/v1/timeline/query`,
+      method: 'POST',
+      headers: { authorization: AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ correlation_key: 'corr-42', limit: 50 }),
+      duration: seconds,
+    });
+    return [
+      `## Timeline reads at ${total.toLocaleString('en')} stored events`,
+      '',
+      `${total.toLocaleString('en')} events over ${SEED_INCIDENTS} incidents written straight into the ledger (${seedSeconds.toFixed(1)} s), then the built api started on it and projected the whole log into both read models before serving (${catchUpSeconds.toFixed(1)} s, ${Math.round((total * 2) / catchUpSeconds).toLocaleString('en')} event applications/s over two projections). API RSS after catch-up: ${rss.toFixed(0)} MiB. ${seconds} s each at 32 connections (\`bench/timeline.bench.ts\`).`,
+      '',
+      ...TABLE_HEAD,
+      formatRow('incident timeline, limit 50', page50),
+      formatRow('incident timeline, limit 1000', page1000),
+      formatRow('incident timeline, limit 50, type=im.paging.*, asc', filtered),
+      formatRow('POST /api/v1/timeline/query by correlation_key, limit 50', query),
+    ].join('\n');
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    dir.remove();
+  }
+}
