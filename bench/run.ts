@@ -3,7 +3,7 @@
  * docs/benchmarks.md. BENCH_SECONDS shortens each run (default 20).
  */
 import { execSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
@@ -36,27 +36,41 @@ function machine(): string {
   ].join('\n');
 }
 
+const marker = (name: string) => `<!-- bench:${name} -->`;
+
+/** Each workload's section sits between its marker and the next; a partial run replaces only its own. */
+function sectionsOf(report: string): Map<string, string> {
+  const sections = new Map<string, string>();
+  for (const name of Object.keys(WORKLOADS)) {
+    const start = report.indexOf(marker(name));
+    if (start < 0) continue;
+    const next = report.indexOf('<!-- bench:', start + 1);
+    sections.set(name, report.slice(start + marker(name).length, next < 0 ? undefined : next).trim());
+  }
+  return sections;
+}
+
 async function main() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const only = process.argv.slice(2);
-  const sections: string[] = [];
+  const file = join(__dirname, '..', 'docs', 'benchmarks.md');
+  const sections = sectionsOf(existsSync(file) ? readFileSync(file, 'utf8') : '');
   for (const [name, run] of Object.entries(WORKLOADS)) {
     if (only.length && !only.includes(name)) continue;
     console.log(`bench: ${name} …`);
-    sections.push(await run(seconds));
+    sections.set(name, `${await run(seconds)}\n\n_Measured ${new Date().toISOString()}._`);
   }
   const report = [
     '# Benchmarks',
     '',
-    'Written by `npm run bench` (build, then `bench/run.ts`); rerun it to reproduce every figure. Latencies are autocannon\'s, in milliseconds.',
+    "Written by `npm run bench` (build, then `bench/run.ts`); rerun it to reproduce every figure, or `npm run bench -- <workload>` for one section. Latencies are autocannon's, in milliseconds; BENCH_SECONDS sets each run's length (default 20).",
     '',
     '## Machine',
     '',
     machine(),
     '',
-    ...sections.flatMap((s) => [s, '']),
+    ...Object.keys(WORKLOADS).flatMap((name) => (sections.has(name) ? [marker(name), sections.get(name)!, ''] : [])),
   ].join('\n');
-  const file = join(__dirname, '..', 'docs', 'benchmarks.md');
   writeFileSync(file, report);
   console.log(report);
 }

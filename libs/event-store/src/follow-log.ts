@@ -31,6 +31,8 @@ export function followLog(options: FollowLogOptions): Subscription {
         if (batch.length > 0) {
           await handler(batch);
           position = batch[batch.length - 1].position;
+          // Synchronous stores resolve at once: without this a long catch-up would starve all I/O.
+          await new Promise((resolve) => setImmediate(resolve));
           continue;
         }
         await waitForAppend(stopping.signal);
