@@ -1,5 +1,6 @@
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { startTestApp, type TestApp } from './support/app';
+import { expectError } from './support/expect-error';
 
 const RFC3339_UTC_FRACTION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
 
@@ -25,13 +26,6 @@ async function eventsOf(id: string): Promise<string[]> {
   return (await store.readStream(`incident-${id}`)).map((r) => r.event.type);
 }
 
-/** Every error is exactly {error, status} with the HTTP code, and no stack trace. */
-function expectError(res: { status: number; body: unknown; text: string }, status: number, message?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.any(String), status });
-  if (message) expect((res.body as { error: string }).error).toMatch(message);
-  expect(res.text).not.toMatch(/\n\s+at /);
-}
 
 describe('GET /health', () => {
   it('answers healthy with an RFC 3339 timestamp', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { startTestApp, type TestApp } from './support/app';
+import { expectError } from './support/expect-error';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
@@ -44,11 +45,6 @@ const timeline = (incidentId: string, query = '') =>
   t.http().get(`/api/v1/incidents/${incidentId}/timeline${query}`).set(AUTH);
 const incident = async (id: string) => (await t.http().get(`/api/v1/incidents/${id}`).expect(200)).body;
 
-function expectError(res: { status: number; body: unknown }, status: number, message?: RegExp) {
-  expect(res.status).toBe(status);
-  expect(res.body).toEqual({ error: expect.any(String), status });
-  if (message) expect((res.body as { error: string }).error).toMatch(message);
-}
 
 describe('POST /api/v1/timeline/events', () => {
   it('stores a new event: 201 {event_id, created: true, incident_id}', async () => {
@@ -275,6 +271,7 @@ describe('reading the timeline', () => {
       content: 'text 1',
       source: 'im://prometheus',
       data: { content: 'text 1', service: 'db' },
+      redacted: [],
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/),
     });
     expectError(await t.http().get('/api/v1/timeline/events/nope').set(AUTH), 404, /Timeline event nope not found/);

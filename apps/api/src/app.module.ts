@@ -7,6 +7,7 @@ import { HttpErrorFilter } from './errors/http-error.filter';
 import { RequestValidationPipe } from './errors/request-validation.pipe';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
+import { PolicyModule } from './policy/policy.module';
 import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
 
@@ -15,7 +16,7 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), AuthModule, HealthModule, IncidentsModule, TimelineModule],
+      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -12,6 +12,19 @@ export interface AppConfig {
   /** How long a command waits for the read models to show its events. */
   projectionWaitMs: number;
   jwt: JwtConfig;
+  policy: PolicyConfig;
+}
+
+export type PolicyConfig = { file: string } & ({ mode: 'embedded' } | { mode: 'opa'; opaUrl: string; timeoutMs: number });
+
+function policyConfig(env: Env): PolicyConfig {
+  const mode = oneOf(env, 'POLICY_MODE', ['embedded', 'opa'], 'embedded');
+  const file = resolve(process.cwd(), env.POLICY_FILE || 'policy/timeline-policy.json');
+  if (mode === 'embedded') return { mode, file };
+  if (!env.OPA_URL || !/^https?:\/\//.test(env.OPA_URL)) {
+    throw new ConfigError('POLICY_MODE=opa needs OPA_URL, the http(s) address of the Open Policy Agent');
+  }
+  return { mode, file, opaUrl: env.OPA_URL, timeoutMs: integer(env, 'OPA_TIMEOUT_MS', 500, 1, 60_000) };
 }
 
 export type JwtConfig =
@@ -73,5 +86,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     readStore: oneOf(env, 'READ_STORE', ['sqlite'], 'sqlite'),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
     jwt: jwtConfig(env, appEnv),
+    policy: policyConfig(env),
   };
 }

@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { FastifyReply } from 'fastify';
 import { DomainError } from '@im/incidents';
 import { WrongExpectedRevisionError } from '@im/event-store';
+import { PolicyUnavailableError } from '@im/policy';
 import { ProjectionLagError } from '@im/read-models';
 import { errorBody, type ErrorBody } from './error-body';
 
@@ -23,6 +24,10 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (exception instanceof DomainError) return errorBody(DOMAIN_STATUS[exception.kind], exception.message);
     if (exception instanceof ProjectionLagError) {
       return errorBody(503, `The change was recorded but the views are behind: ${exception.message}. Read again shortly.`);
+    }
+    if (exception instanceof PolicyUnavailableError) {
+      // Fail-closed: no timeline data without a decision.
+      return errorBody(503, `The policy decision point is unavailable, so timeline data is withheld: ${exception.message}`);
     }
     if (exception instanceof HttpException) return errorBody(exception.getStatus(), messageOf(exception));
     if (exception instanceof WrongExpectedRevisionError) {

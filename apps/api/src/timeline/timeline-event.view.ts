@@ -1,4 +1,4 @@
-import type { TimelineEntry } from '@im/read-models';
+import type { RedactedEntry } from '@im/policy';
 
 /** A timeline event as read (interface.md); `created_at` only on the single-event read. */
 export interface TimelineEventView {
@@ -11,10 +11,12 @@ export interface TimelineEventView {
   content: string;
   source: string;
   data: Record<string, unknown>;
+  /** Field paths the caller's access level hid as "[REDACTED]"; empty when nothing was. */
+  redacted: string[];
   created_at?: string;
 }
 
-export const toTimelineEventView = (entry: TimelineEntry): TimelineEventView => ({
+export const toTimelineEventView = ({ entry, redacted }: RedactedEntry): TimelineEventView => ({
   id: entry.id,
   incident_id: entry.incidentId,
   event_time: entry.eventTime,
@@ -24,4 +26,5 @@ export const toTimelineEventView = (entry: TimelineEntry): TimelineEventView => 
   content: entry.content,
   source: entry.source,
   data: entry.data,
+  redacted,
 });

@@ -1,62 +1,107 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { incidentNotFound, NotFoundError } from '@im/incidents';
-import { READ_STORE, type ReadStore, type TimelineEntry, type TimelineQuery } from '@im/read-models';
+import {
+  PDP,
+  type PolicyAction,
+  type PolicyDecisionPoint,
+  type RedactedEntry,
+  redactEntry,
+  type TimelinePolicy,
+} from '@im/policy';
+import { READ_STORE, type ReadStore, type TimelineQuery, type TimelineRow } from '@im/read-models';
+import type { Principal } from '../auth/principal';
+import { TIMELINE_POLICY } from '../policy/policy.module';
 import { encodeTimelineCursor } from './timeline-filter';
 
 export interface TimelinePage {
-  entries: TimelineEntry[];
+  entries: RedactedEntry[];
   nextCursor: string | null;
 }
 
-const EXPORT_PAGE = 1000;
+const EXPORT_BATCH = 1000;
+/** How many more reads a page may take to fill up when the policy withholds events. */
+const MAX_FILL_ROUNDS = 10;
 
-/** Every read of timeline data goes through here: single event, incident timeline, search, export. */
+/**
+ * Every read of timeline data goes through here (single event, incident
+ * timeline, search, export): each event is shown only as the policy decision
+ * point allows, withheld or redacted. If the PDP cannot decide, the read fails
+ * with PolicyUnavailableError and nothing is shown.
+ */
 @Injectable()
 export class TimelineReader {
-  constructor(@Inject(READ_STORE) private readonly readStore: ReadStore) {}
+  constructor(
+    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
+    @Inject(TIMELINE_POLICY) private readonly policy: TimelinePolicy,
+  ) {}
 
-  async event(eventId: string): Promise<TimelineEntry> {
+  async event(caller: Principal, eventId: string): Promise<RedactedEntry> {
     const row = await this.readStore.timeline.findByEventId(eventId);
-    if (!row) throw new NotFoundError(`Timeline event ${eventId} not found`);
-    return row.entry;
+    // A withheld event answers exactly like one that does not exist.
+    const [shown] = row ? await this.authorize(caller, 'timeline.read', [row]) : [];
+    if (!shown) throw new NotFoundError(`Timeline event ${eventId} not found`);
+    return shown.entry;
   }
 
-  async incidentTimeline(incidentId: string, query: TimelineQuery): Promise<TimelinePage> {
+  async incidentTimeline(caller: Principal, incidentId: string, query: TimelineQuery): Promise<TimelinePage> {
     await this.requireIncident(incidentId);
-    return this.page(query);
+    return this.page(caller, 'timeline.read', query);
   }
 
-  search(query: TimelineQuery): Promise<TimelinePage> {
-    return this.page(query);
+  search(caller: Principal, query: TimelineQuery): Promise<TimelinePage> {
+    return this.page(caller, 'timeline.query', query);
   }
 
-  /** The whole timeline, oldest first. */
-  async export(incidentId: string): Promise<TimelineEntry[]> {
+  /** The whole timeline the caller may see, oldest first. */
+  async export(caller: Principal, incidentId: string): Promise<RedactedEntry[]> {
     await this.requireIncident(incidentId);
-    const entries: TimelineEntry[] = [];
+    const shown: RedactedEntry[] = [];
     let after: TimelineQuery['after'];
     for (;;) {
-      const rows = await this.readStore.timeline.list({ incidentId, order: 'asc', limit: EXPORT_PAGE, after });
-      entries.push(...rows.map((row) => row.entry));
-      if (rows.length < EXPORT_PAGE) return entries;
-      const last = rows[rows.length - 1];
-      after = { eventTime: last.entry.eventTime, position: last.position };
+      const rows = await this.readStore.timeline.list({ incidentId, order: 'asc', limit: EXPORT_BATCH, after });
+      shown.push(...(await this.authorize(caller, 'timeline.export', rows)).map((s) => s.entry));
+      if (rows.length < EXPORT_BATCH) return shown;
+      after = positionOf(rows[rows.length - 1]);
     }
   }
 
-  private async page(query: TimelineQuery): Promise<TimelinePage> {
-    // One row more than asked tells whether another page exists.
-    const rows = await this.readStore.timeline.list({ ...query, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
+  /** A page of `limit` events the caller may see; reads on while the policy withholds some. */
+  private async page(caller: Principal, action: PolicyAction, query: TimelineQuery): Promise<TimelinePage> {
+    const shown: { entry: RedactedEntry; row: TimelineRow }[] = [];
+    let after = query.after;
+    let more = true;
+    for (let round = 0; round < MAX_FILL_ROUNDS && more && shown.length <= query.limit; round++) {
+      // One row more than asked tells whether another page exists.
+      const rows = await this.readStore.timeline.list({ ...query, after, limit: query.limit + 1 });
+      shown.push(...(await this.authorize(caller, action, rows)));
+      more = rows.length > query.limit;
+      if (rows.length) after = positionOf(rows[rows.length - 1]);
+    }
+    const page = shown.slice(0, query.limit);
+    const resumeAt = shown.length > query.limit ? positionOf(page[page.length - 1].row) : after;
     return {
-      entries: page.map((row) => row.entry),
-      nextCursor:
-        rows.length > query.limit ? encodeTimelineCursor(query, { eventTime: last.entry.eventTime, position: last.position }) : null,
+      entries: page.map((s) => s.entry),
+      nextCursor: (shown.length > query.limit || more) && resumeAt ? encodeTimelineCursor(query, resumeAt) : null,
     };
+  }
+
+  /** Asks the PDP once for a batch; keeps what it shows, redacted as it says. */
+  private async authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[]) {
+    if (rows.length === 0) return [];
+    const decisions = await this.pdp.decide({
+      subject: { sub: caller.sub, roles: caller.roles, clearance: caller.clearance, data_access: caller.dataAccess },
+      action,
+      resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
+    });
+    return rows.flatMap((row, i) =>
+      decisions[i].visible ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }] : [],
+    );
   }
 
   private async requireIncident(incidentId: string): Promise<void> {
     if (!(await this.readStore.incidents.findById(incidentId))) throw incidentNotFound(incidentId);
   }
 }
+
+const positionOf = (row: TimelineRow) => ({ eventTime: row.entry.eventTime, position: row.position });

@@ -1,8 +1,8 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query, Res, HttpCode, PayloadTooLargeException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { checkCloudEvent } from '@im/cloudevents';
-import { RequireRole } from '../auth/access.decorators';
-import { TIMELINE_ROLES } from '../auth/principal';
+import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
 import { INCIDENT_TIMELINE_PARAMS, parseTimelineFilter, QUERY_BODY_FIELDS } from './timeline-filter';
@@ -52,22 +52,26 @@ export class TimelineController {
 
   @Get('timeline/events/:eventId')
   @RequireRole(TIMELINE_ROLES.reader)
-  async event(@Param('eventId') eventId: string): Promise<TimelineEventView> {
-    const entry = await this.reader.event(eventId);
-    return { ...toTimelineEventView(entry), created_at: entry.createdAt };
+  async event(@Param('eventId') eventId: string, @CurrentPrincipal() caller: Principal): Promise<TimelineEventView> {
+    const shown = await this.reader.event(caller, eventId);
+    return { ...toTimelineEventView(shown), created_at: shown.entry.createdAt };
   }
 
   @Get('incidents/:id/timeline')
   @RequireRole(TIMELINE_ROLES.reader)
-  async incidentTimeline(@Param('id') id: string, @Query() query: Record<string, unknown>): Promise<TimelineResponse> {
+  async incidentTimeline(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<TimelineResponse> {
     const filter = parseTimelineFilter(query, INCIDENT_TIMELINE_PARAMS, { incidentId: id });
-    return toResponse(await this.reader.incidentTimeline(id, filter));
+    return toResponse(await this.reader.incidentTimeline(caller, id, filter));
   }
 
   @Post('timeline/query')
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.reader)
-  async query(@Body() body: unknown): Promise<TimelineResponse> {
+  async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TimelineResponse> {
     const fields = asObject(body);
     const unknown = Object.keys(fields).filter((key) => !QUERY_FIELDS.has(key));
     // A misspelt filter would silently widen the search, so it is refused.
@@ -75,7 +79,7 @@ export class TimelineController {
     if (!QUERY_CRITERIA.some((key) => fields[key] !== undefined)) {
       throw new BadRequestException(`At least one of ${QUERY_CRITERIA.join(', ')} is required`);
     }
-    return toResponse(await this.reader.search(parseTimelineFilter(fields, QUERY_BODY_FIELDS)));
+    return toResponse(await this.reader.search(caller, parseTimelineFilter(fields, QUERY_BODY_FIELDS)));
   }
 
   @Get('incidents/:id/timeline/export')
@@ -83,12 +87,13 @@ export class TimelineController {
   async export(
     @Param('id') id: string,
     @Query('format') format: unknown,
+    @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<unknown> {
     if (format !== undefined && format !== 'json' && format !== 'markdown') {
       throw new BadRequestException('format must be json or markdown');
     }
-    const entries = await this.reader.export(id);
+    const entries = (await this.reader.export(caller, id)).map((shown) => shown.entry);
     if (format === 'markdown') {
       void reply.header('content-type', 'text/markdown; charset=utf-8');
       return renderTimelineMarkdown(id, entries, new Date().toISOString());

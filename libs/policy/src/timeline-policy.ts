@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+
+/** The declarative policy file (policy/timeline-policy.json) that both PDPs apply. */
+export interface TimelinePolicy {
+  roles: Record<string, string>;
+  visibility_rank: Record<string, number>;
+  default_visibility: string;
+  default_clearance: string;
+  redaction: { replacement: string; data_keys_kept: string[]; actor_redacted_for: string[] };
+}
+
+export class PolicyFileError extends Error {}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** Reads and checks the policy file, so a broken edit stops the service at start-up, not at the first read. */
+export function loadTimelinePolicy(file: string): TimelinePolicy {
+  let policy: TimelinePolicy;
+  try {
+    policy = JSON.parse(readFileSync(file, 'utf8')) as TimelinePolicy;
+  } catch (error) {
+    throw new PolicyFileError(`cannot read the policy file ${file}: ${(error as Error).message}`);
+  }
+  const ranks = policy.visibility_rank ?? {};
+  const problems = [
+    typeof policy.roles !== 'object' || !Object.values(policy.roles ?? {}).every((r) => typeof r === 'string')
+      ? 'roles must map actions to role names'
+      : '',
+    !Object.values(ranks).every((r) => Number.isInteger(r)) || Object.keys(ranks).length === 0
+      ? 'visibility_rank must map levels to whole numbers'
+      : '',
+    !(policy.default_visibility in ranks) ? 'default_visibility must be a level of visibility_rank' : '',
+    !(policy.default_clearance in ranks) ? 'default_clearance must be a level of visibility_rank' : '',
+    typeof policy.redaction?.replacement !== 'string' ? 'redaction.replacement must be a string' : '',
+    !isStringArray(policy.redaction?.data_keys_kept) ? 'redaction.data_keys_kept must be a list of keys' : '',
+    !isStringArray(policy.redaction?.actor_redacted_for) ? 'redaction.actor_redacted_for must be a list of classes' : '',
+  ].filter(Boolean);
+  if (problems.length) throw new PolicyFileError(`policy file ${file}: ${problems.join('; ')}`);
+  return policy;
+}
