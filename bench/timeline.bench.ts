@@ -82,7 +82,7 @@ export async function timelineAppends(seconds: number): Promise<string> {
 const SEED_INCIDENTS = 1000;
 
 /** Writes `total` events straight into a ledger: 1,000 incidents, events spread over them, group-committed. */
-async function seedLedger(dataDir: string, total: number): Promise<number> {
+export async function seedLedger(dataDir: string, total: number): Promise<number> {
   const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
   const perIncident = total / SEED_INCIDENTS;
   const started = Date.now();
@@ -123,8 +123,11 @@ export async function timelineReads(seconds: number, total = Number(process.env.
     }
     const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
     const rss = Number((await import('node:child_process')).execSync(`ps -o rss= -p ${server.child.pid}`).toString()) / 1024;
-    const read = (path: string) => load({ url: `${server.url}${path}`, headers: { authorization: AUTH }, duration: seconds });
+    const read = (path: string, connections = 32) =>
+      load({ url: `${server.url}${path}`, headers: { authorization: AUTH }, duration: seconds, connections });
     const page50 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`);
+    const page50At8 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`, 8);
+    const page50At1 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`, 1);
     const page1000 = await read(`/api/v1/incidents/${incident}/timeline?limit=1000`);
     const filtered = await read(`/api/v1/incidents/${incident}/timeline?limit=50&type=im.paging.*&order=asc`);
     const query = await load({
@@ -137,10 +140,12 @@ export async function timelineReads(seconds: number, total = Number(process.env.
     return [
       `## Timeline reads at ${total.toLocaleString('en')} stored events`,
       '',
-      `${total.toLocaleString('en')} events over ${SEED_INCIDENTS} incidents written straight into the ledger (${seedSeconds.toFixed(1)} s), then the built api started on it and projected the whole log into both read models before serving (${catchUpSeconds.toFixed(1)} s, ${Math.round((total * 2) / catchUpSeconds).toLocaleString('en')} event applications/s over two projections). API RSS after catch-up: ${rss.toFixed(0)} MiB. ${seconds} s each at 32 connections (\`bench/timeline.bench.ts\`).`,
+      `${total.toLocaleString('en')} events over ${SEED_INCIDENTS} incidents written straight into the ledger (${seedSeconds.toFixed(1)} s), then the built api started on it and projected the whole log into both read models while already serving (${catchUpSeconds.toFixed(1)} s until the last incident's timeline was complete, ${Math.round(total / catchUpSeconds).toLocaleString('en')} events/s through both projections). API RSS after catch-up: ${rss.toFixed(0)} MiB. ${seconds} s each, 32 connections unless the row says otherwise (\`bench/timeline.bench.ts\`). On this 2-core machine the load generator takes one core, so at 32 connections most of the latency is queueing behind other requests; the 1- and 8-connection rows show the cost of a page itself.`,
       '',
       ...TABLE_HEAD,
       formatRow('incident timeline, limit 50', page50),
+      formatRow('incident timeline, limit 50, 8 connections', page50At8),
+      formatRow('incident timeline, limit 50, 1 connection', page50At1),
       formatRow('incident timeline, limit 1000', page1000),
       formatRow('incident timeline, limit 50, type=im.paging.*, asc', filtered),
       formatRow('POST /api/v1/timeline/query by correlation_key, limit 50', query),

@@ -14,7 +14,7 @@ export async function applyBatch<Doc>(
 ): Promise<void> {
   const keyed = batch.map((event) => ({ event, key: projection.keyOf(event) }));
   const keys = keyed.flatMap(({ key }) => (key === undefined ? [] : [key]));
-  const stored = await readStore.load<Doc>(projection.name, keys);
+  const stored = projection.writeOnce ? new Map() : await readStore.load<Doc>(projection.name, keys);
   const changed = new Map<string, DocumentWrite<Doc>>();
   for (const { event, key } of keyed) {
     if (key === undefined) continue;

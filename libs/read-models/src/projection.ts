@@ -10,6 +10,11 @@ export interface Projection<Doc> {
   readonly name: string;
   /** Key of the document the event changes, or undefined when the event does not concern this read model. */
   keyOf(event: RecordedEvent): string | undefined;
+  /**
+   * Documents are written once per event and never change (a ledger view).
+   * The runner then skips loading them: writing the same document again is harmless.
+   */
+  readonly writeOnce?: boolean;
   /** New document (undefined: none/delete). Must be deterministic so a rebuild gives the same bytes. */
   evolve(doc: Doc | undefined, event: RecordedEvent): Doc | undefined;
 }

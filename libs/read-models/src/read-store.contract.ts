@@ -3,7 +3,7 @@ import type { ReadStore } from './read-store.port';
 import type { CloudEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentProjection } from './incidents/incident.projection';
-import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
+import { timelineProjection, toTimelineEntry, toTimelineRecord } from './timeline/timeline.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
 
 export interface ReadStoreHarness {
@@ -73,6 +73,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.checkpoint(name)).toBe(0n);
       expect((await store.load(name, ['INC-00000001'])).size).toBe(0);
       expect(await store.incidents.findById('INC-00000001')).toBeUndefined();
+      expect(await store.incidents.exists('INC-00000001')).toBe(false);
     });
 
     it('commits documents together with the checkpoint and loads them back with their positions', async () => {
@@ -83,6 +84,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect([...loaded.keys()]).toEqual([one.id]);
       expect(loaded.get(one.id)).toEqual({ doc: one, position: 7n });
       expect(await store.incidents.findById(one.id)).toEqual(one);
+      expect(await store.incidents.exists(one.id)).toBe(true);
     });
 
     it('replaces a document, and deletes one written as undefined', async () => {
@@ -171,7 +173,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       await store.reset(timelineProjection.name);
       await store.commit(
         timelineProjection.name,
-        events.map((e) => ({ key: String(e.position), doc: toTimelineEntry(e), position: e.position })),
+        events.map((e) => ({ key: String(e.position), doc: toTimelineRecord(e), position: e.position })),
         events[events.length - 1].position,
       );
     });
@@ -182,7 +184,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
 
     it('finds one event by its CloudEvent id, with the entry as projected', async () => {
       const row = await store.timeline.findByEventId(events[4].event.id);
-      expect(row?.entry).toEqual(toTimelineEntry(events[4]));
+      expect(row?.entry).toEqual(toTimelineEntry(toTimelineRecord(events[4])));
       expect(row?.position).toBe(events[4].position);
       expect(await store.timeline.findByEventId('nope')).toBeUndefined();
     });

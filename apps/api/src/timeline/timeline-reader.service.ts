@@ -100,7 +100,7 @@ export class TimelineReader {
   }
 
   private async requireIncident(incidentId: string): Promise<void> {
-    if (!(await this.readStore.incidents.findById(incidentId))) throw incidentNotFound(incidentId);
+    if (!(await this.readStore.incidents.exists(incidentId))) throw incidentNotFound(incidentId);
   }
 }
 

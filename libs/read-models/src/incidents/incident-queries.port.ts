@@ -11,6 +11,7 @@ export interface IncidentListQuery {
 /** Query side of the incident read model. */
 export interface IncidentQueries {
   findById(id: string): Promise<Incident | undefined>;
+  exists(id: string): Promise<boolean>;
   /** Newest first by createdAt, then id. */
   list(query: IncidentListQuery): Promise<Incident[]>;
 }

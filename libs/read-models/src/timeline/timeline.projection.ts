@@ -3,6 +3,16 @@ import type { RecordedEvent } from '@im/event-store';
 import type { Projection } from '../projection';
 import { INCIDENT_STREAM_PREFIX } from '../incidents/incident.projection';
 
+/** What the timeline read model stores per event: the event itself and the keys it is sorted and found by. */
+export interface TimelineRecord {
+  incidentId: string;
+  /** The CloudEvent `time` in UTC: what timelines sort and filter on. */
+  eventTime: string;
+  /** When the ledger stored the event. */
+  createdAt: string;
+  event: CloudEvent;
+}
+
 /** One event of an incident's timeline, as every read path serves it (before policy). */
 export interface TimelineEntry {
   id: string;
@@ -46,20 +56,27 @@ const SUMMARIES: Record<string, string> = {
 
 const firstString = (...values: unknown[]) => values.find((v): v is string => typeof v === 'string');
 
-export function toTimelineEntry(recorded: RecordedEvent): TimelineEntry {
-  const { event } = recorded;
+export const toTimelineRecord = (recorded: RecordedEvent): TimelineRecord => ({
+  incidentId: recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length),
+  eventTime: new Date(recorded.event.time).toISOString(),
+  createdAt: recorded.recordedAt,
+  event: recorded.event,
+});
+
+/** The read view of a stored event: derived per row on read, so the stored document stays small. */
+export function toTimelineEntry({ incidentId, eventTime, createdAt, event }: TimelineRecord): TimelineEntry {
   const { title, ...data } = event.data ?? {};
   const entry: TimelineEntry = {
     id: event.id,
-    incidentId: recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length),
-    eventTime: new Date(event.time).toISOString(),
+    incidentId,
+    eventTime,
     eventType: event.type,
     actor: event['im.actor'] ?? event.source,
     title: firstString(title) ?? SUMMARIES[event.type] ?? event.type,
     content: firstString(data.content, data.description, data.message) ?? '',
     source: event.source,
     data,
-    createdAt: recorded.recordedAt,
+    createdAt,
     visibility: (event['im.visibility'] as Visibility | undefined) ?? DEFAULT_VISIBILITY,
     dataClass: (event['im.data_class'] as DataClass[] | undefined) ?? [],
     event,
@@ -70,8 +87,9 @@ export function toTimelineEntry(recorded: RecordedEvent): TimelineEntry {
 }
 
 /** Every event of every incident stream, keyed by its log position. */
-export const timelineProjection: Projection<TimelineEntry> = {
+export const timelineProjection: Projection<TimelineRecord> = {
   name: 'timeline',
+  writeOnce: true,
   keyOf: ({ streamId, position }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) ? String(position) : undefined),
-  evolve: (doc, recorded) => doc ?? toTimelineEntry(recorded),
+  evolve: (doc, recorded) => doc ?? toTimelineRecord(recorded),
 };

@@ -4,7 +4,7 @@ import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import { incidentProjection } from '../../incidents/incident.projection';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type TimelineEntry, timelineProjection } from '../../timeline/timeline.projection';
+import { type TimelineRecord, timelineProjection, toTimelineEntry } from '../../timeline/timeline.projection';
 
 /**
  * Each projection's collection is a table of JSON documents. Columns the
@@ -32,11 +32,11 @@ const COLLECTIONS: Record<string, string> = {
       doc             TEXT NOT NULL,
       incident_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) VIRTUAL,
       event_time      TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventTime')) VIRTUAL,
-      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.id')) VIRTUAL,
-      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventType')) VIRTUAL,
-      actor           TEXT GENERATED ALWAYS AS (json_extract(doc, '$.actor')) VIRTUAL,
-      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.correlationKey')) VIRTUAL,
-      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.fingerprint')) VIRTUAL
+      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.id')) VIRTUAL,
+      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.type')) VIRTUAL,
+      actor           TEXT GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.event."im.actor"'), json_extract(doc, '$.event.source'))) VIRTUAL,
+      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.correlation_key"')) VIRTUAL,
+      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.fingerprint"')) VIRTUAL
     );
     CREATE INDEX IF NOT EXISTS timeline_by_incident ON timeline (incident_id, event_time, position);
     CREATE INDEX IF NOT EXISTS timeline_by_correlation ON timeline (correlation_key, event_time, position) WHERE correlation_key IS NOT NULL;
@@ -151,12 +151,18 @@ export class SqliteReadStore implements ReadStore {
 
 class SqliteIncidentQueries implements IncidentQueries {
   private readonly selectById;
+  private readonly selectExists;
 
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
+    this.selectExists = db.prepare(`SELECT 1 FROM incidents WHERE key = ?`).pluck();
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.selectExists.get(id) !== undefined;
   }
 
   async findById(id: string): Promise<Incident | undefined> {
@@ -235,14 +241,25 @@ class SqliteTimelineQueries implements TimelineQueries {
       where.push(`(event_time, position) ${query.order === 'asc' ? '>' : '<'} (?, ?)`);
       params.push(query.after.eventTime, Number(query.after.position));
     }
-    const sql = `SELECT doc, position FROM timeline ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const sql = `SELECT doc, position FROM timeline ${indexFor(query)} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                  ORDER BY event_time ${direction}, position ${direction} LIMIT ?`;
     const rows = this.sql.get(sql).all(...params, query.limit) as { doc: string; position: number }[];
     return rows.map(toRow);
   }
 }
 
+/**
+ * The index that serves a query best. Without statistics SQLite may prefer a
+ * type or actor range that spans every incident over the one incident's index.
+ */
+function indexFor(query: TimelineQuery): string {
+  if (query.incidentId !== undefined) return 'INDEXED BY timeline_by_incident';
+  if (query.correlationKey !== undefined) return 'INDEXED BY timeline_by_correlation';
+  if (query.fingerprint !== undefined) return 'INDEXED BY timeline_by_fingerprint';
+  return '';
+}
+
 const toRow = (row: { doc: string; position: number }): TimelineRow => ({
-  entry: JSON.parse(row.doc) as TimelineEntry,
+  entry: toTimelineEntry(JSON.parse(row.doc) as TimelineRecord),
   position: BigInt(row.position),
 });
