@@ -8,6 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
 import { incidentWrites } from './incidents.bench';
+import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
 
 const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
@@ -15,6 +16,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   incidents: incidentWrites,
   'timeline-appends': timelineAppends,
   'timeline-reads': timelineReads,
+  'policy-overhead': policyOverhead,
 };
 
 function machine(): string {

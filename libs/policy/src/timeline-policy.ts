@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { ConfigError } from '@im/config';
 
 /** The declarative policy file (policy/timeline-policy.json) that both PDPs apply. */
 export interface TimelinePolicy {
@@ -9,7 +10,8 @@ export interface TimelinePolicy {
   redaction: { replacement: string; data_keys_kept: string[]; actor_redacted_for: string[] };
 }
 
-export class PolicyFileError extends Error {}
+/** A broken policy file stops the service at start-up, reported like any configuration mistake. */
+export class PolicyFileError extends ConfigError {}
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
