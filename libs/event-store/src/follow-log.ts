@@ -1,6 +1,6 @@
 import type { LogHandler, RecordedEvent, Subscription } from './event-store.port';
 
-const BATCH_SIZE = 500;
+const BATCH_SIZE = 1000;
 
 export interface FollowLogOptions {
   after: bigint;

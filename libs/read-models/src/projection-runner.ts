@@ -70,20 +70,25 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     for (const projection of this.projections) {
-      const from = await this.readStore.checkpoint(projection.name);
-      this.applied.set(projection.name, from);
-      this.subscriptions.push(
-        this.eventStore.subscribeToAll(
-          from,
-          async (batch) => {
-            await applyBatch(this.readStore, projection, batch);
-            this.applied.set(projection.name, batch[batch.length - 1].position);
-            this.wake();
-          },
-          (error) => this.onError(projection.name, error),
-        ),
-      );
+      this.applied.set(projection.name, await this.readStore.checkpoint(projection.name));
     }
+    // One subscription for all projections: the log is read and parsed once, each takes what it has not applied.
+    this.subscriptions.push(
+      this.eventStore.subscribeToAll(
+        this.position,
+        async (batch) => {
+          for (const projection of this.projections) {
+            const applied = this.applied.get(projection.name) ?? 0n;
+            const pending = batch.filter((event) => event.position > applied);
+            if (pending.length === 0) continue;
+            await applyBatch(this.readStore, projection, pending);
+            this.applied.set(projection.name, pending[pending.length - 1].position);
+          }
+          this.wake();
+        },
+        (error) => this.onError('projections', error),
+      ),
+    );
   }
 
   /** The lowest position every projection has applied. */

@@ -9,7 +9,8 @@ import { type TimelineRecord, timelineProjection, toTimelineEntry } from '../../
 /**
  * Each projection's collection is a table of JSON documents. Columns the
  * queries filter or sort on are generated from the document, so a
- * projection's fold stays the only code that shapes the data.
+ * projection's fold stays the only code that shapes the data. Timeline
+ * columns are STORED: a filter that scans rows then reads no JSON.
  */
 const COLLECTIONS: Record<string, string> = {
   [incidentProjection.name]: `
@@ -30,13 +31,13 @@ const COLLECTIONS: Record<string, string> = {
       key             TEXT PRIMARY KEY,
       position        INTEGER NOT NULL,
       doc             TEXT NOT NULL,
-      incident_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) VIRTUAL,
-      event_time      TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventTime')) VIRTUAL,
-      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.id')) VIRTUAL,
-      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.type')) VIRTUAL,
-      actor           TEXT GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.event."im.actor"'), json_extract(doc, '$.event.source'))) VIRTUAL,
-      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.correlation_key"')) VIRTUAL,
-      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.fingerprint"')) VIRTUAL
+      incident_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) STORED,
+      event_time      TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventTime')) STORED,
+      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.id')) STORED,
+      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.type')) STORED,
+      actor           TEXT GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.event."im.actor"'), json_extract(doc, '$.event.source'))) STORED,
+      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.correlation_key"')) STORED,
+      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.fingerprint"')) STORED
     );
     CREATE INDEX IF NOT EXISTS timeline_by_incident ON timeline (incident_id, event_time, position);
     CREATE INDEX IF NOT EXISTS timeline_by_correlation ON timeline (correlation_key, event_time, position) WHERE correlation_key IS NOT NULL;
