@@ -1,6 +1,6 @@
 /** Unit tests sit next to the code (libs/, apps/); e2e, contract and process tests in test/. */
-// Transpile only: type errors are the build's and `npm run typecheck`'s job, and it keeps the suite fast.
-const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json' }];
+// tsconfig's isolatedModules makes ts-jest transpile only: type errors are the build's job, and the suite stays fast.
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }];
 
 const moduleNameMapper = {
   '^@im/(.*)$': '<rootDir>/libs/$1/src',
