@@ -1,6 +1,6 @@
 /** Errors the domain raises; one mapping at the edge turns them into HTTP/GraphQL codes. */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'invalid';
+  abstract readonly kind: 'not_found' | 'conflict' | 'invalid' | 'forbidden';
 }
 
 export class NotFoundError extends DomainError {
@@ -13,6 +13,10 @@ export class ConflictError extends DomainError {
 
 export class InvalidError extends DomainError {
   readonly kind = 'invalid';
+}
+
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden';
 }
 
 export const incidentNotFound = (id: string) => new NotFoundError(`Incident ${id} not found`);

@@ -8,6 +8,27 @@ export type DeclareIncident = {
   title: unknown;
   severity: unknown;
   description?: unknown;
+  services?: unknown;
+  labels?: unknown;
+  /** The declaring responder, who becomes incident commander. */
+  commander?: string;
+};
+
+export type AssignRole = {
+  kind: 'assign_role';
+  incidentId: string;
+  time: string;
+  role: unknown;
+  userId: unknown;
+  /** Who asks: while the incident has a commander, only they may assign. */
+  assignedBy: string;
+};
+
+export type AddNote = {
+  kind: 'add_note';
+  incidentId: string;
+  time: string;
+  content: unknown;
 };
 
 export type TransitionIncident = {
@@ -23,4 +44,4 @@ export type RecordEvent = {
   event: LedgerEvent;
 };
 
-export type IncidentCommand = DeclareIncident | TransitionIncident;
+export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote;

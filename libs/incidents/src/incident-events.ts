@@ -1,4 +1,4 @@
-import type { Severity } from './incident';
+import type { RaciRole, Severity } from './incident';
 import type { Transition } from './lifecycle';
 
 /** Event type strings are a public contract: never rename them. */
@@ -11,6 +11,7 @@ export const INCIDENT_EVENT_TYPES = {
 } as const;
 
 export const NOTE_EVENT_TYPE = 'im.incident.note';
+export const ROLE_ASSIGNED_TYPE = 'im.incident.role_assigned';
 export const ALERT_TRIGGER_TYPE = 'im.alert.trigger';
 export const ALERT_RESOLVE_TYPE = 'im.alert.resolve';
 
@@ -21,7 +22,21 @@ export type IncidentDeclared = {
   type: typeof INCIDENT_EVENT_TYPES.declare;
   incidentId: string;
   time: string;
-  data: { title: string; severity: Severity; description?: string };
+  data: { title: string; severity: Severity; description?: string; services?: string[]; labels?: Record<string, string> };
+};
+
+export type RoleAssigned = {
+  type: typeof ROLE_ASSIGNED_TYPE;
+  incidentId: string;
+  time: string;
+  data: { role: RaciRole; user_id: string };
+};
+
+export type NoteAdded = {
+  type: typeof NOTE_EVENT_TYPE;
+  incidentId: string;
+  time: string;
+  data: { content: string };
 };
 
 export type IncidentTransitioned = {
@@ -31,7 +46,7 @@ export type IncidentTransitioned = {
   data: Record<string, never>;
 };
 
-export type IncidentEvent = IncidentDeclared | IncidentTransitioned;
+export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded;
 
 /** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
 export type LedgerEvent = {

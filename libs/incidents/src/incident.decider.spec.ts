@@ -1,5 +1,7 @@
 import {
   ConflictError,
+  decideRecord,
+  ForbiddenError,
   decide,
   evolve,
   type Incident,
@@ -153,5 +155,58 @@ describe('evolve', () => {
 
   it('ignores a transition before the incident exists', () => {
     expect(evolve(undefined, moved('ack'))).toBeUndefined();
+  });
+});
+
+describe('roles, notes and GraphQL declarations', () => {
+  const open = given([declared]);
+
+  it('makes the declaring responder incident commander, with services and labels', () => {
+    const events = decide(
+      { kind: 'declare', incidentId: ID, time: T0, title: 'x', severity: 'SEV-2', services: ['db '], labels: { team: 'core' }, commander: 'alice' },
+      undefined,
+    );
+    expect(events.map((e) => e.type)).toEqual(['im.incident.declare', 'im.incident.role_assigned']);
+    expect(given(events)).toMatchObject({ services: ['db'], labels: { team: 'core' }, roles: { IC: 'alice' } });
+  });
+
+  it.each([
+    [{ services: 'db' }, 'services'],
+    [{ services: [''] }, 'services'],
+    [{ labels: ['a'] }, 'labels'],
+    [{ labels: { team: 3 } }, 'labels'],
+  ])('refuses %j', (fields, message) => {
+    expect(() => decide({ kind: 'declare', incidentId: ID, time: T0, title: 'x', severity: 'SEV-2', ...fields }, undefined)).toThrow(message);
+  });
+
+  const assign = (role: unknown, userId: unknown, assignedBy: string, state: IncidentState) =>
+    decide({ kind: 'assign_role', incidentId: ID, time: T1, role, userId, assignedBy }, state);
+
+  it('lets anyone assign while there is no commander, then only the commander', () => {
+    const withIc = given([declared, ...assign('IC', 'alice', 'bob', open)]);
+    expect(withIc?.roles).toEqual({ IC: 'alice' });
+    expect(assign('OPS', 'carol', 'alice', withIc)).toHaveLength(1);
+    expect(() => assign('OPS', 'carol', 'bob', withIc)).toThrow(ForbiddenError);
+  });
+
+  it('answers a repeated assignment with no event, and refuses unknown roles, empty users and unknown incidents', () => {
+    const withIc = given([declared, ...assign('IC', 'alice', 'alice', open)]);
+    expect(assign('IC', 'alice', 'alice', withIc)).toEqual([]);
+    expect(() => assign('CEO', 'x', 'alice', withIc)).toThrow(InvalidError);
+    expect(() => assign('OPS', ' ', 'alice', withIc)).toThrow(InvalidError);
+    expect(() => assign('OPS', 'x', 'alice', undefined)).toThrow(NotFoundError);
+  });
+
+  it('adds a note to an existing incident, refusing empty ones', () => {
+    expect(decide({ kind: 'add_note', incidentId: ID, time: T1, content: 'Rolled back' }, open)).toEqual([
+      { type: 'im.incident.note', incidentId: ID, time: T1, data: { content: 'Rolled back' } },
+    ]);
+    expect(() => decide({ kind: 'add_note', incidentId: ID, time: T1, content: '  ' }, open)).toThrow(InvalidError);
+    expect(() => decide({ kind: 'add_note', incidentId: ID, time: T1, content: 'x' }, undefined)).toThrow(NotFoundError);
+  });
+
+  it('refuses role assignments pushed through the timeline', () => {
+    const event = { type: 'im.incident.role_assigned', incidentId: ID, time: T1, data: { role: 'IC', user_id: 'mallory' } };
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event }, open)).toThrow(InvalidError);
   });
 });

@@ -2,28 +2,73 @@ import {
   DESCRIPTION_MAX_LENGTH,
   type Incident,
   type IncidentState,
+  isRaciRole,
   isSeverity,
+  RACI_ROLES,
+  type RaciRole,
   type Severity,
   SEVERITIES,
   TITLE_MAX_LENGTH,
 } from './incident';
-import type { DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
+import type { AddNote, AssignRole, DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
 import {
   ALERT_TRIGGER_TYPE,
   DEFAULT_ALERT_SEVERITY,
   INCIDENT_EVENT_TYPES,
+  NOTE_EVENT_TYPE,
+  ROLE_ASSIGNED_TYPE,
   type IncidentEvent,
   type LedgerEvent,
   transitionOf,
 } from './incident-events';
-import { ConflictError, incidentNotFound, InvalidError } from './domain-errors';
+import { ConflictError, ForbiddenError, incidentNotFound, InvalidError } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
 
 export const initialState: IncidentState = undefined;
 
 /** Decides which events a command produces against the current state; throws a DomainError when it cannot. */
 export function decide(command: IncidentCommand, state: IncidentState): IncidentEvent[] {
-  return command.kind === 'declare' ? decideDeclare(command, state) : decideTransition(command, state);
+  switch (command.kind) {
+    case 'declare':
+      return decideDeclare(command, state);
+    case 'assign_role':
+      return decideAssignRole(command, state);
+    case 'add_note':
+      return decideAddNote(command, state);
+    default:
+      return decideTransition(command, state);
+  }
+}
+
+export const MAX_SERVICES = 50;
+export const MAX_LABELS = 50;
+export const NOTE_MAX_LENGTH = 10_000;
+const SHORT_TEXT_MAX = 200;
+
+function validServices(services: unknown): string[] | undefined {
+  if (services === undefined || services === null) return undefined;
+  if (
+    !Array.isArray(services) ||
+    services.length > MAX_SERVICES ||
+    !services.every((s) => typeof s === 'string' && s.trim() !== '' && s.length <= SHORT_TEXT_MAX)
+  ) {
+    throw new InvalidError(`services must be a list of at most ${MAX_SERVICES} non-empty names`);
+  }
+  return services.map((s: string) => s.trim());
+}
+
+/** Labels are flat key → text pairs, like Kubernetes labels. */
+function validLabels(labels: unknown): Record<string, string> | undefined {
+  if (labels === undefined || labels === null) return undefined;
+  const entries = typeof labels === 'object' && !Array.isArray(labels) ? Object.entries(labels as object) : undefined;
+  if (
+    !entries ||
+    entries.length > MAX_LABELS ||
+    !entries.every(([k, v]) => k !== '' && k.length <= SHORT_TEXT_MAX && typeof v === 'string' && v.length <= SHORT_TEXT_MAX)
+  ) {
+    throw new InvalidError(`labels must be an object of at most ${MAX_LABELS} text values`);
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function validTitle(title: unknown): string {
@@ -52,14 +97,46 @@ function decideDeclare(command: DeclareIncident, state: IncidentState): Incident
   if (description !== undefined && description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidError(`description must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
   }
-  return [
-    {
-      type: INCIDENT_EVENT_TYPES.declare,
-      incidentId: command.incidentId,
-      time: command.time,
-      data: { title, severity, ...(description !== undefined ? { description } : {}) },
+  const services = validServices(command.services);
+  const labels = validLabels(command.labels);
+  const { incidentId, time, commander } = command;
+  const declared: IncidentEvent = {
+    type: INCIDENT_EVENT_TYPES.declare,
+    incidentId,
+    time,
+    data: {
+      title,
+      severity,
+      ...(description !== undefined ? { description } : {}),
+      ...(services ? { services } : {}),
+      ...(labels ? { labels } : {}),
     },
-  ];
+  };
+  if (commander === undefined) return [declared];
+  return [declared, { type: ROLE_ASSIGNED_TYPE, incidentId, time, data: { role: 'IC', user_id: commander } }];
+}
+
+function decideAssignRole(command: AssignRole, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  if (!isRaciRole(command.role)) throw new InvalidError(`role must be one of ${RACI_ROLES.join(', ')}`);
+  const { userId } = command;
+  if (typeof userId !== 'string' || userId.trim() === '' || userId.length > SHORT_TEXT_MAX) {
+    throw new InvalidError('userId must be a non-empty string');
+  }
+  const commander = state.roles?.IC;
+  if (commander !== undefined && commander !== command.assignedBy) {
+    throw new ForbiddenError(`Only the incident commander (${commander}) may assign roles on ${state.id}`);
+  }
+  if (state.roles?.[command.role] === userId) return [];
+  return [{ type: ROLE_ASSIGNED_TYPE, incidentId: state.id, time: command.time, data: { role: command.role, user_id: userId } }];
+}
+
+function decideAddNote(command: AddNote, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  const { content } = command;
+  if (typeof content !== 'string' || content.trim() === '') throw new InvalidError('content must be a non-empty string');
+  if (content.length > NOTE_MAX_LENGTH) throw new InvalidError(`content must be at most ${NOTE_MAX_LENGTH} characters`);
+  return [{ type: NOTE_EVENT_TYPE, incidentId: state.id, time: command.time, data: { content } }];
 }
 
 function decideTransition(command: TransitionIncident, state: IncidentState): IncidentEvent[] {
@@ -80,6 +157,8 @@ function decideTransition(command: TransitionIncident, state: IncidentState): In
  */
 export function decideRecord({ incidentId, event }: RecordEvent, state: IncidentState): LedgerEvent[] {
   const data = event.data ?? {};
+  // Role changes carry an authorization rule (the commander decides): only assignRole records them.
+  if (event.type === ROLE_ASSIGNED_TYPE) throw new InvalidError(`${ROLE_ASSIGNED_TYPE} is recorded by the assignRole mutation only`);
   if (event.type === INCIDENT_EVENT_TYPES.declare) {
     if (state) throw new ConflictError(`Incident ${incidentId} already exists`);
     validTitle(data.title);
@@ -103,7 +182,7 @@ const refused = (move: string, state: Incident) =>
 /** Title of an incident an alert opened without naming one. */
 const alertTitle = (event: LedgerEvent) => (event.fingerprint ? `Alert ${event.fingerprint}` : 'Alert');
 
-function opened(event: LedgerEvent, title: string, severity: Severity, description?: unknown): Incident {
+function opened(event: LedgerEvent, title: string, severity: Severity, data: Record<string, unknown>): Incident {
   const incident: Incident = {
     id: event.incidentId,
     title,
@@ -112,7 +191,9 @@ function opened(event: LedgerEvent, title: string, severity: Severity, descripti
     createdAt: event.time,
     updatedAt: event.time,
   };
-  if (typeof description === 'string') incident.description = description;
+  if (typeof data.description === 'string') incident.description = data.description;
+  if (Array.isArray(data.services)) incident.services = data.services as string[];
+  if (data.labels && typeof data.labels === 'object') incident.labels = data.labels as Record<string, string>;
   return incident;
 }
 
@@ -125,14 +206,17 @@ export function evolve(state: IncidentState, event: IncidentEvent | LedgerEvent)
   const data = (event.data ?? {}) as Record<string, unknown>;
   if (!state) {
     if (event.type === INCIDENT_EVENT_TYPES.declare) {
-      return opened(event, (data.title as string).trim(), data.severity as Severity, data.description);
+      return opened(event, (data.title as string).trim(), data.severity as Severity, data);
     }
     if (event.type === ALERT_TRIGGER_TYPE) {
       const title = typeof data.title === 'string' ? data.title.trim() : alertTitle(event);
       const severity = isSeverity(data.severity) ? data.severity : DEFAULT_ALERT_SEVERITY;
-      return opened(event, title, severity, data.description);
+      return opened(event, title, severity, data);
     }
     return state;
+  }
+  if (event.type === ROLE_ASSIGNED_TYPE && isRaciRole(data.role) && typeof data.user_id === 'string') {
+    return { ...state, roles: { ...state.roles, [data.role]: data.user_id }, updatedAt: event.time };
   }
   const transition = transitionOf(event.type);
   if (!transition) return state;

@@ -9,6 +9,13 @@ export const DESCRIPTION_MAX_LENGTH = 20_000;
 
 export const INCIDENT_ID_PATTERN = /^INC-[0-9a-f]{8}$/;
 
+/** RACI roles a responder can hold on an incident; one person per role. */
+export const RACI_ROLES = ['IC', 'OPS', 'COMMS', 'SECURITY', 'PRIVACY'] as const;
+export type RaciRole = (typeof RACI_ROLES)[number];
+
+export const isRaciRole = (value: unknown): value is RaciRole =>
+  typeof value === 'string' && (RACI_ROLES as readonly string[]).includes(value);
+
 export interface Incident {
   id: string;
   title: string;
@@ -19,6 +26,10 @@ export interface Incident {
   createdAt: string;
   /** RFC 3339 UTC, from the time of the last event that changed the incident. */
   updatedAt: string;
+  /** Who holds which RACI role (user ids from token `sub`). */
+  roles?: Partial<Record<RaciRole, string>>;
+  services?: string[];
+  labels?: Record<string, string>;
 }
 
 /** Write-side state: nothing until the incident is declared. */

@@ -5,11 +5,20 @@ export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';
 export * from './timeline/timeline.projection';
 export * from './timeline/timeline-queries.port';
+export * from './assignments/assignment.projection';
+export * from './preferences/preferences.projection';
 export * from './adapters/sqlite/sqlite-read-store';
 
 import { incidentProjection } from './incidents/incident.projection';
 import { timelineProjection } from './timeline/timeline.projection';
+import { assignmentProjection } from './assignments/assignment.projection';
+import { preferencesProjection } from './preferences/preferences.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them. */
-export const ALL_PROJECTIONS: Projection<unknown>[] = [incidentProjection, timelineProjection] as Projection<unknown>[];
+export const ALL_PROJECTIONS: Projection<unknown>[] = [
+  incidentProjection,
+  timelineProjection,
+  assignmentProjection,
+  preferencesProjection,
+] as Projection<unknown>[];

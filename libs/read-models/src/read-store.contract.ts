@@ -4,6 +4,8 @@ import type { CloudEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentProjection } from './incidents/incident.projection';
 import { timelineProjection, toTimelineEntry, toTimelineRecord } from './timeline/timeline.projection';
+import { assignmentProjection } from './assignments/assignment.projection';
+import { preferencesProjection } from './preferences/preferences.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
 
 export interface ReadStoreHarness {
@@ -131,6 +133,33 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       const first = await store.incidents.list({ limit: 2 });
       const rest = await store.incidents.list({ limit: 2, after: { createdAt: first[1].createdAt, id: first[1].id } });
       expect([...first, ...rest].map((r) => r.id)).toEqual(same.map((r) => r.id).reverse());
+    });
+
+    it("lists a user's incidents (any role) newest first, filtered, and finds several by id", async () => {
+      const all = [incident(1, 'open', 'SEV-1'), incident(2, 'resolved', 'SEV-2'), incident(3, 'open', 'SEV-3'), incident(4, 'open', 'SEV-1')];
+      await save(all, 4n);
+      await store.reset(assignmentProjection.name);
+      const assign = (n: number, role: string, userId: string) => ({
+        key: `${incident(n).id}/${role}`,
+        doc: { incidentId: incident(n).id, role, userId },
+        position: 1n,
+      });
+      await store.commit(assignmentProjection.name, [assign(1, 'IC', 'alice'), assign(2, 'OPS', 'alice'), assign(3, 'IC', 'bob'), assign(4, 'COMMS', 'alice'), assign(4, 'IC', 'alice')], 4n);
+      const titles = (rows: Incident[]) => rows.map((r) => r.title);
+      expect(titles(await store.incidents.listForUser('alice', { limit: 10 }))).toEqual(['incident 4', 'incident 2', 'incident 1']);
+      expect(titles(await store.incidents.listForUser('alice', { limit: 10, statuses: ['open'], severities: ['SEV-1'] }))).toEqual(['incident 4', 'incident 1']);
+      expect(titles(await store.incidents.listForUser('alice', { limit: 1 }))).toEqual(['incident 4']);
+      expect(await store.incidents.listForUser('nobody', { limit: 10 })).toEqual([]);
+      const many = await store.incidents.findMany([incident(3).id, incident(1).id, 'INC-ffffffff']);
+      expect([...many.keys()].sort()).toEqual([incident(1).id, incident(3).id]);
+    });
+
+    it('stores and finds notification preferences per user', async () => {
+      await store.reset(preferencesProjection.name);
+      expect(await store.preferences.findByUser('alice')).toBeUndefined();
+      const prefs = { userId: 'alice', pushEnabled: true, severityFilter: ['SEV-1'], quietHours: null, channels: ['push'], updatedAt: 'now' };
+      await store.commit(preferencesProjection.name, [{ key: 'alice', doc: prefs, position: 1n }], 1n);
+      expect(await store.preferences.findByUser('alice')).toEqual(prefs);
     });
 
     it('reset drops the documents and the checkpoint', async () => {

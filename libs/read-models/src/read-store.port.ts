@@ -1,5 +1,6 @@
 import type { IncidentQueries } from './incidents/incident-queries.port';
 import type { TimelineQueries } from './timeline/timeline-queries.port';
+import type { NotificationPreferences } from './preferences/preferences.projection';
 
 /** Nest injection token of the ReadStore port. */
 export const READ_STORE = Symbol('READ_STORE');
@@ -28,5 +29,6 @@ export interface ReadStore {
   reset(projection: string): Promise<void>;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
+  readonly preferences: { findByUser(userId: string): Promise<NotificationPreferences | undefined> };
   close(): Promise<void>;
 }

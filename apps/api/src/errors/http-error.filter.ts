@@ -6,7 +6,7 @@ import { PolicyUnavailableError } from '@im/policy';
 import { ProjectionLagError } from '@im/read-models';
 import { errorBody, type ErrorBody } from './error-body';
 
-const DOMAIN_STATUS: Record<DomainError['kind'], number> = { invalid: 400, not_found: 404, conflict: 409 };
+const DOMAIN_STATUS: Record<DomainError['kind'], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
 /** Turns anything thrown into `{error, status}`; a stack trace only ever reaches the log. */
 @Catch()

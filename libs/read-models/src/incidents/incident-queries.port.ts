@@ -11,6 +11,10 @@ export interface IncidentListQuery {
 /** Query side of the incident read model. */
 export interface IncidentQueries {
   findById(id: string): Promise<Incident | undefined>;
+  /** Several at once (for DataLoader); missing ids are absent from the map. */
+  findMany(ids: string[]): Promise<Map<string, Incident>>;
+  /** Incidents where `userId` holds any RACI role, newest first. */
+  listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]>;
   exists(id: string): Promise<boolean>;
   /** Newest first by createdAt, then id. */
   list(query: IncidentListQuery): Promise<Incident[]>;

@@ -5,6 +5,8 @@ import type { IncidentListQuery, IncidentQueries } from '../../incidents/inciden
 import { incidentProjection } from '../../incidents/incident.projection';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
 import { type TimelineRecord, timelineProjection, toTimelineEntry } from '../../timeline/timeline.projection';
+import { assignmentProjection } from '../../assignments/assignment.projection';
+import { type NotificationPreferences, preferencesProjection } from '../../preferences/preferences.projection';
 
 /**
  * Each projection's collection is a table of JSON documents. Columns the
@@ -47,6 +49,19 @@ const COLLECTIONS: Record<string, string> = {
     CREATE INDEX IF NOT EXISTS timeline_by_time ON timeline (event_time, position);
     CREATE INDEX IF NOT EXISTS timeline_by_event_id ON timeline (event_id, position);
   `,
+  [assignmentProjection.name]: `
+    CREATE TABLE IF NOT EXISTS assignments (
+      key         TEXT PRIMARY KEY,
+      position    INTEGER NOT NULL,
+      doc         TEXT NOT NULL,
+      incident_id TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) STORED,
+      user_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.userId')) STORED
+    );
+    CREATE INDEX IF NOT EXISTS assignments_by_user ON assignments (user_id, incident_id);
+  `,
+  [preferencesProjection.name]: `
+    CREATE TABLE IF NOT EXISTS preferences (key TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL);
+  `,
 };
 
 const MAX_KEYS_PER_QUERY = 500;
@@ -74,6 +89,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly upsertCheckpoint;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
+  readonly preferences: ReadStore['preferences'];
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -93,6 +109,13 @@ export class SqliteReadStore implements ReadStore {
     this.sql = new StatementCache(this.db);
     this.incidents = new SqliteIncidentQueries(this.db, this.sql);
     this.timeline = new SqliteTimelineQueries(this.db, this.sql);
+    const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
+    this.preferences = {
+      findByUser: async (userId) => {
+        const doc = selectPreferences.get(userId) as string | undefined;
+        return doc === undefined ? undefined : (JSON.parse(doc) as NotificationPreferences);
+      },
+    };
   }
 
   async checkpoint(projection: string): Promise<bigint> {
@@ -171,9 +194,32 @@ class SqliteIncidentQueries implements IncidentQueries {
     return doc === undefined ? undefined : (JSON.parse(doc) as Incident);
   }
 
+  async findMany(ids: string[]): Promise<Map<string, Incident>> {
+    const unique = [...new Set(ids)];
+    const found = new Map<string, Incident>();
+    for (let i = 0; i < unique.length; i += MAX_KEYS_PER_QUERY) {
+      const chunk = unique.slice(i, i + MAX_KEYS_PER_QUERY);
+      const docs = this.sql.get(`SELECT doc FROM incidents WHERE key IN (${chunk.map(() => '?').join(',')})`).pluck().all(...chunk) as string[];
+      docs.forEach((doc) => {
+        const incident = JSON.parse(doc) as Incident;
+        found.set(incident.id, incident);
+      });
+    }
+    return found;
+  }
+
   async list(query: IncidentListQuery): Promise<Incident[]> {
+    return this.select('incidents', query);
+  }
+
+  async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
+    return this.select(`incidents WHERE key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`, query, [userId]);
+  }
+
+  /** Newest first, filtered by status and severity, keyset-paged; `from` may carry its own condition. */
+  private async select(from: string, query: IncidentListQuery, fromParams: unknown[] = []): Promise<Incident[]> {
     const where: string[] = [];
-    const params: unknown[] = [];
+    const params: unknown[] = [...fromParams];
     if (query.statuses?.length) {
       where.push(`status IN (${query.statuses.map(() => '?').join(',')})`);
       params.push(...query.statuses);
@@ -186,7 +232,8 @@ class SqliteIncidentQueries implements IncidentQueries {
       where.push(`(created_at, key) < (?, ?)`);
       params.push(query.after.createdAt, query.after.id);
     }
-    const sql = `SELECT doc FROM incidents ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const joiner = from.includes(' WHERE ') ? ' AND ' : ' WHERE ';
+    const sql = `SELECT doc FROM ${from}${where.length ? `${joiner}${where.join(' AND ')}` : ''}
                  ORDER BY created_at DESC, key DESC LIMIT ?`;
     const docs = this.sql.get(sql).pluck().all(...params, query.limit) as string[];
     return docs.map((doc) => JSON.parse(doc) as Incident);

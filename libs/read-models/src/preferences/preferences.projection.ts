@@ -1,0 +1,38 @@
+import type { Severity } from '@im/incidents';
+import type { Projection } from '../projection';
+
+export const USER_STREAM_PREFIX = 'user-';
+export const PREFERENCES_UPDATED_TYPE = 'im.user.preferences_updated';
+
+export const userStreamId = (userId: string) => `${USER_STREAM_PREFIX}${userId}`;
+
+export interface QuietHours {
+  /** HH:MM, local to timeZone. */
+  start: string;
+  end: string;
+  /** IANA time zone, e.g. Europe/Berlin. */
+  timeZone: string;
+}
+
+/** A responder's notification preferences; each update event carries the whole, merged value. */
+export interface NotificationPreferences {
+  userId: string;
+  pushEnabled: boolean;
+  severityFilter: Severity[];
+  quietHours: QuietHours | null;
+  channels: string[];
+  updatedAt: string;
+}
+
+export const preferencesProjection: Projection<NotificationPreferences> = {
+  name: 'preferences',
+  keyOf: ({ streamId, event }) =>
+    streamId.startsWith(USER_STREAM_PREFIX) && event.type === PREFERENCES_UPDATED_TYPE
+      ? streamId.slice(USER_STREAM_PREFIX.length)
+      : undefined,
+  evolve: (_, { streamId, event }) => ({
+    ...(event.data as Omit<NotificationPreferences, 'userId' | 'updatedAt'>),
+    userId: streamId.slice(USER_STREAM_PREFIX.length),
+    updatedAt: event.time,
+  }),
+};
