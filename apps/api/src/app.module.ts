@@ -10,13 +10,14 @@ import { HealthModule } from './health/health.module';
 import { PolicyModule } from './policy/policy.module';
 import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
+import { GraphqlApiModule } from './graphql/graphql.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule],
+      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config)],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

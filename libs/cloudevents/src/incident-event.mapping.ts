@@ -5,6 +5,8 @@ import { type CloudEvent, incidentIdOfSubject, incidentSubject, SERVICE_SOURCE }
 export interface EnvelopeContext {
   actor: string;
   source?: string;
+  /** Extension attributes for the event, e.g. im.visibility. */
+  attributes?: Partial<CloudEvent>;
 }
 
 /** Wraps a domain event into the CloudEvent the ledger stores. */
@@ -18,6 +20,7 @@ export function toCloudEvent(event: IncidentEvent, context: EnvelopeContext): Cl
     subject: incidentSubject(event.incidentId),
     datacontenttype: 'application/json',
     data: { ...event.data },
+    ...context.attributes,
     'im.actor': context.actor,
   };
 }

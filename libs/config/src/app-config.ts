@@ -13,6 +13,8 @@ export interface AppConfig {
   projectionWaitMs: number;
   jwt: JwtConfig;
   policy: PolicyConfig;
+  /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
+  warRoomUrlTemplate: string | null;
 }
 
 export type PolicyConfig = { file: string } & ({ mode: 'embedded' } | { mode: 'opa'; opaUrl: string; timeoutMs: number });
@@ -87,5 +89,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
     jwt: jwtConfig(env, appEnv),
     policy: policyConfig(env),
+    warRoomUrlTemplate: env.WAR_ROOM_URL || null,
   };
 }

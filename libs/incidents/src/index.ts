@@ -4,3 +4,4 @@ export * from './incident-events';
 export * from './incident-commands';
 export * from './domain-errors';
 export * from './incident.decider';
+export * from './notification-preferences';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { toCloudEvent } from '@im/cloudevents';
+import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
 import { ConflictError, decide, type Incident, type Transition } from '@im/incidents';
 import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
 
@@ -8,6 +8,18 @@ const MAX_ID_DRAWS = 20;
 
 export interface CommandContext {
   actor: string;
+  /** Extension attributes for the appended events (e.g. im.visibility). */
+  attributes?: EnvelopeContext['attributes'];
+}
+
+export interface DeclareInput {
+  title: unknown;
+  severity: unknown;
+  description?: unknown;
+  services?: unknown;
+  labels?: unknown;
+  /** Who becomes incident commander (GraphQL declares make the caller IC). */
+  commander?: string;
 }
 
 export const newIncidentId = () => `INC-${randomBytes(4).toString('hex')}`;
@@ -19,10 +31,7 @@ const now = () => new Date().toISOString();
 export class IncidentCommandHandler {
   constructor(private readonly writer: IncidentStreamWriter) {}
 
-  async declare(
-    input: { title: unknown; severity: unknown; description?: unknown },
-    context: CommandContext,
-  ): Promise<Incident> {
+  async declare(input: DeclareInput, context: CommandContext): Promise<Incident> {
     for (let draw = 1; ; draw++) {
       const incidentId = newIncidentId();
       try {
@@ -40,13 +49,29 @@ export class IncidentCommandHandler {
     return this.run(incidentId, context, (state) => decide({ kind, incidentId, time: now() }, state));
   }
 
+  assignRole(incidentId: string, role: unknown, userId: unknown, context: CommandContext): Promise<Incident> {
+    return this.run(incidentId, context, (state) =>
+      decide({ kind: 'assign_role', incidentId, time: now(), role, userId, assignedBy: context.actor }, state),
+    );
+  }
+
+  /** Returns the note event as stored. */
+  async addNote(incidentId: string, content: unknown, context: CommandContext): Promise<CloudEvent> {
+    const { appended } = await this.writer.write(
+      incidentId,
+      (state) => decide({ kind: 'add_note', incidentId, time: now(), content }, state).map((e) => toCloudEvent(e, context)),
+      { exactRevision: () => false },
+    );
+    return appended[0];
+  }
+
   private async run(
     incidentId: string,
     context: CommandContext,
     decideEvents: (state: Parameters<typeof decide>[1]) => ReturnType<typeof decide>,
   ): Promise<Incident> {
     const { state } = await this.writer.write(incidentId, (current) =>
-      decideEvents(current).map((event) => toCloudEvent(event, { actor: context.actor })),
+      decideEvents(current).map((event) => toCloudEvent(event, context)),
     );
     return state as Incident;
   }

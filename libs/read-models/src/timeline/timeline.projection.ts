@@ -47,6 +47,7 @@ const SUMMARIES: Record<string, string> = {
   'im.incident.resolve': 'Incident resolved',
   'im.incident.close': 'Incident closed',
   'im.incident.note': 'Note',
+  'im.incident.role_assigned': 'Role assigned',
   'im.alert.trigger': 'Alert triggered',
   'im.alert.resolve': 'Alert resolved',
   'im.ticketing_a.sync': 'Ticket created or updated',

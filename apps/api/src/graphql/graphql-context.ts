@@ -1,0 +1,44 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { GqlExecutionContext } from '@nestjs/graphql';
+import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
+import type { Incident } from '@im/incidents';
+import type { ReadStore } from '@im/read-models';
+import type { Principal } from '../auth/principal';
+import type { RequestAuthenticator } from '../auth/request-authenticator';
+
+export interface GqlContext {
+  principal: Principal;
+  /** Per request: incidents looked up by id are fetched in one batch per tick. */
+  incidents: DataLoader<string, Incident | undefined>;
+}
+
+/**
+ * Every GraphQL request needs a valid token in every mode: without one the
+ * answer is HTTP 401 with an UNAUTHENTICATED error, before any resolver runs.
+ */
+export function graphqlContextFactory(authenticator: RequestAuthenticator, readStore: ReadStore) {
+  return async (request: unknown): Promise<GqlContext> => {
+    let principal: Principal;
+    try {
+      principal = await authenticator.authenticate(request);
+    } catch (error) {
+      throw new GraphQLError((error as Error).message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+    }
+    return {
+      principal,
+      incidents: new DataLoader(async (ids) => {
+        const found = await readStore.incidents.findMany([...ids]);
+        return ids.map((id) => found.get(id));
+      }),
+    };
+  };
+}
+
+export const GqlPrincipal = createParamDecorator(
+  (_: unknown, context: ExecutionContext): Principal => GqlExecutionContext.create(context).getContext<GqlContext>().principal,
+);
+
+export const GqlIncidents = createParamDecorator(
+  (_: unknown, context: ExecutionContext): GqlContext['incidents'] => GqlExecutionContext.create(context).getContext<GqlContext>().incidents,
+);

@@ -1,0 +1,53 @@
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import { type DynamicModule, Module } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
+import type { AppConfig } from '@im/config';
+import { READ_STORE, type ReadStore } from '@im/read-models';
+import { AuthModule } from '../auth/auth.module';
+import { RequestAuthenticator } from '../auth/request-authenticator';
+import { IncidentsModule } from '../incidents/incidents.module';
+import { LedgerModule } from '../ledger/ledger.module';
+import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
+import { TimelineModule } from '../timeline/timeline.module';
+import { graphqlContextFactory } from './graphql-context';
+import { GRAPHQL_PATH } from './graphql-path';
+import { IncidentsResolver } from './incidents.resolver';
+import { PlaygroundController } from './playground.controller';
+import { PreferencesResolver } from './preferences.resolver';
+import { queryComplexityPlugin } from './query-complexity.plugin';
+
+/** The responders' API: Apollo on the same Fastify server, schema built from the classes in schema.types.ts. */
+@Module({})
+export class GraphqlApiModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: GraphqlApiModule,
+      imports: [
+        IncidentsModule,
+        TimelineModule,
+        LedgerModule,
+        GraphQLModule.forRootAsync<ApolloDriverConfig>({
+          driver: ApolloDriver,
+          imports: [AuthModule],
+          inject: [RequestAuthenticator, READ_STORE],
+          useFactory: (authenticator: RequestAuthenticator, readStore: ReadStore) => ({
+            path: GRAPHQL_PATH,
+            autoSchemaFile: true,
+            sortSchema: true,
+            playground: false,
+            graphiql: false,
+            introspection: true,
+            includeStacktraceInErrorResponses: false,
+            // Credentials are bearer tokens, never cookies, so a cross-site request cannot carry them:
+            // GET ?query= works for any client without Apollo's preflight header.
+            csrfPrevention: false,
+            context: graphqlContextFactory(authenticator, readStore),
+            plugins: [queryComplexityPlugin()],
+          }),
+        }),
+      ],
+      controllers: config.env === 'development' ? [PlaygroundController] : [],
+      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler],
+    };
+  }
+}

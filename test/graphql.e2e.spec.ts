@@ -1,0 +1,312 @@
+import { cacheExchange, Client, fetchExchange, gql } from '@urql/core';
+import { startTestApp, type TestApp } from './support/app';
+import { bearer, token } from './support/tokens';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ WAR_ROOM_URL: 'https://meet.example.com/{id}' });
+});
+afterAll(() => t.close());
+
+const as = (sub: string, claims: Record<string, unknown> = {}) =>
+  bearer(token({ sub, roles: ['timeline.reader'], clearance: 'internal', data_access: [], ...claims }));
+const ALICE = as('alice');
+const BOB = as('bob');
+
+async function graphql(query: string, variables?: object, headers: Record<string, string> = ALICE) {
+  const res = await t.http().post('/api/v1/graphql').set(headers).send({ query, variables });
+  return { status: res.status, body: res.body as { data?: Record<string, any> | null; errors?: { message: string; extensions: { code: string } }[] } };
+}
+
+const codes = (body: { errors?: { extensions: { code: string } }[] }) => (body.errors ?? []).map((e) => e.extensions.code);
+
+const DECLARE = `mutation Declare($input: DeclareIncidentInput!) {
+  declareIncident(input: $input) { id title description severity status services labels createdAt updatedAt }
+}`;
+
+async function declare(input: object = {}, headers = ALICE): Promise<string> {
+  const res = await graphql(DECLARE, { input: { title: 'Checkout is down', severity: 'SEV_1', ...input } }, headers);
+  expect(res.body.errors).toBeUndefined();
+  return res.body.data!.declareIncident.id;
+}
+
+describe('authentication', () => {
+  it.each([
+    ['no token', {}],
+    ['an expired token', bearer(token({ sub: 'alice' }, { expiresIn: -5 }))],
+    ['a forged token', bearer(token({ sub: 'alice' }, {}, 'not-the-secret-not-the-secret-not-the-secret'))],
+  ])('answers HTTP 401 UNAUTHENTICATED to %s, in every mode', async (_, headers) => {
+    const res = await graphql('{ myIncidents { id } }', undefined, headers as Record<string, string>);
+    expect(res.status).toBe(401);
+    expect(codes(res.body)).toEqual(['UNAUTHENTICATED']);
+    expect(res.body.data).toBeUndefined();
+  });
+});
+
+describe('declareIncident, myIncidents and the REST view', () => {
+  it('declares with services, labels and visibility, makes the caller IC, and REST shows the same incident', async () => {
+    const res = await graphql(DECLARE, {
+      input: { title: 'Payments failing', severity: 'SEV_2', description: '5xx at 30%', services: ['payments'], labels: { team: 'core' }, visibility: 'restricted' },
+    });
+    const incident = res.body.data!.declareIncident;
+    expect(incident).toEqual({
+      id: expect.stringMatching(/^INC-[0-9a-f]{8}$/),
+      title: 'Payments failing',
+      description: '5xx at 30%',
+      severity: 'SEV_2',
+      status: 'OPEN',
+      services: ['payments'],
+      labels: { team: 'core' },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const rest = (await t.http().get(`/api/v1/incidents/${incident.id}`).expect(200)).body;
+    expect(rest).toMatchObject({ id: incident.id, title: 'Payments failing', severity: 'SEV-2', status: 'open', created_at: incident.createdAt });
+
+    const view = await graphql(`{ incidentStatus(id: "${incident.id}") { assignedTo { id role } } }`);
+    expect(view.body.data!.incidentStatus.assignedTo).toEqual({ id: 'alice', role: 'IC' });
+    const stored = await t.http().get(`/api/v1/incidents/${incident.id}/timeline/export`).set(bearer(token({ roles: ['timeline.exporter'] })));
+    expect(stored.body[0]).toMatchObject({ type: 'im.incident.declare', 'im.visibility': 'restricted', 'im.actor': 'alice' });
+  });
+
+  it("lists the caller's incidents newest first, filtered by status and severity, limited", async () => {
+    const carol = as('carol');
+    const a = await declare({ title: 'A', severity: 'SEV_1' }, carol);
+    const b = await declare({ title: 'B', severity: 'SEV_3' }, carol);
+    const c = await declare({ title: 'C', severity: 'SEV_1' }, carol);
+    await t.http().post(`/api/v1/incidents/${c}/resolve`).expect(200);
+    await declare({ title: 'not carol’s' }, BOB);
+    const list = async (args: string) => (await graphql(`{ myIncidents${args} { id title severity status lastUpdate } }`, undefined, carol)).body.data!.myIncidents;
+    expect((await list('')).map((i: { id: string }) => i.id)).toEqual([c, b, a]);
+    expect((await list('(status: [OPEN])')).map((i: { title: string }) => i.title)).toEqual(['B', 'A']);
+    expect((await list('(severity: [SEV_1], status: [RESOLVED, OPEN])')).map((i: { title: string }) => i.title)).toEqual(['C', 'A']);
+    expect((await list('(status: [DUPLICATE, CANCELED])'))).toEqual([]);
+    expect(await list('(limit: 1)')).toHaveLength(1);
+    expect((await list('(limit: 1)'))[0]).toEqual({ id: c, title: 'C', severity: 'SEV_1', status: 'RESOLVED', lastUpdate: expect.any(String) });
+  });
+
+  it('defaults myIncidents to 20 and refuses a limit out of range', async () => {
+    const dave = as('dave');
+    for (let i = 0; i < 22; i++) await declare({ title: `storm ${i}` }, dave);
+    expect((await graphql('{ myIncidents { id } }', undefined, dave)).body.data!.myIncidents).toHaveLength(20);
+    const res = await graphql('{ myIncidents(limit: 0) { id } }', undefined, dave);
+    expect(codes(res.body)).toEqual(['BAD_USER_INPUT']);
+  });
+
+  it.each([
+    ['an empty title', { title: ' ' }],
+    ['an unknown visibility', { visibility: 'top-secret' }],
+    ['labels that are not flat text', { labels: { nested: { a: 1 } } }],
+  ])('refuses %s with BAD_USER_INPUT and stores nothing', async (_, input) => {
+    const before = (await t.http().get('/api/v1/incidents?limit=1000')).body.length;
+    const res = await graphql(DECLARE, { input: { title: 'x', severity: 'SEV_1', ...input } });
+    expect(codes(res.body)).toEqual(['BAD_USER_INPUT']);
+    expect((await t.http().get('/api/v1/incidents?limit=1000')).body.length).toBe(before);
+  });
+
+  it('refuses an unknown severity in variables with BAD_USER_INPUT', async () => {
+    const res = await graphql(DECLARE, { input: { title: 'x', severity: 'SEV-1' } });
+    expect(res.status).toBe(400);
+    expect(codes(res.body)).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe('ackIncident, addNote, assignRole', () => {
+  it('acknowledges following the lifecycle table: a repeat is no change, a forbidden move is CONFLICT', async () => {
+    const id = await declare();
+    const ack = `mutation { ackIncident(id: "${id}") { id status updatedAt } }`;
+    expect((await graphql(ack)).body.data!.ackIncident.status).toBe('ACKNOWLEDGED');
+    expect((await graphql(ack)).body.data!.ackIncident.status).toBe('ACKNOWLEDGED');
+    expect((await t.http().get(`/api/v1/incidents/${id}`)).body.status).toBe('acknowledged');
+    await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
+    const refused = await graphql(ack);
+    expect(codes(refused.body)).toEqual(['CONFLICT']);
+    expect(refused.body.errors![0].message).toMatch(/it is resolved/);
+    expect(refused.body.data).toBeNull();
+  });
+
+  it('answers NOT_FOUND for an unknown incident on every operation', async () => {
+    const missing = 'INC-00000000';
+    for (const op of [
+      `mutation { ackIncident(id: "${missing}") { id } }`,
+      `mutation { addNote(incidentId: "${missing}", content: "x") { id } }`,
+      `mutation { assignRole(incidentId: "${missing}", role: OPS, userId: "bob") { id } }`,
+      `{ incidentStatus(id: "${missing}") { id } }`,
+      `{ quickActions(incidentId: "${missing}") { id } }`,
+    ]) {
+      const res = await graphql(op);
+      expect(codes(res.body)).toEqual(['NOT_FOUND']);
+      expect(res.body.errors![0].message).toBe(`Incident ${missing} not found`);
+    }
+  });
+
+  it('adds a note that shows on the REST timeline as im.incident.note', async () => {
+    const id = await declare();
+    const note = (await graphql(`mutation { addNote(incidentId: "${id}", content: "Rolled back v2.3") { id content createdAt } }`)).body.data!.addNote;
+    expect(note).toEqual({ id: expect.any(String), content: 'Rolled back v2.3', createdAt: expect.any(String) });
+    const timeline = (await t.http().get(`/api/v1/incidents/${id}/timeline`).set(ALICE).expect(200)).body.events;
+    expect(timeline[0]).toMatchObject({ id: note.id, event_type: 'im.incident.note', actor: 'alice', content: 'Rolled back v2.3' });
+    expect(codes((await graphql(`mutation { addNote(incidentId: "${id}", content: "") { id } }`)).body)).toEqual(['BAD_USER_INPUT']);
+  });
+
+  it('lets only the incident commander assign roles (FORBIDDEN otherwise); the assignee then sees it in myIncidents', async () => {
+    const id = await declare();
+    const assign = (role: string, user: string, headers = ALICE) =>
+      graphql(`mutation { assignRole(incidentId: "${id}", role: ${role}, userId: "${user}") { id status } }`, undefined, headers);
+    expect((await assign('OPS', 'erin')).body.data!.assignRole.id).toBe(id);
+    const refused = await assign('COMMS', 'bob', BOB);
+    expect(codes(refused.body)).toEqual(['FORBIDDEN']);
+    const erinList = (await graphql('{ myIncidents { id } }', undefined, as('erin'))).body.data!.myIncidents;
+    expect(erinList.map((i: { id: string }) => i.id)).toContain(id);
+    expect(codes((await assign('CEO', 'bob')).body)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
+});
+
+describe('incidentStatus and quickActions', () => {
+  it('gives the mobile view with the IC, a war room link and the newest events', async () => {
+    const id = await declare({ title: 'Login errors' });
+    for (let i = 1; i <= 6; i++) await graphql(`mutation { addNote(incidentId: "${id}", content: "update ${i}") { id } }`);
+    const view = (await graphql(`{ incidentStatus(id: "${id}") { id title severity status assignedTo { id role } lastUpdate warRoomLink quickTimeline { id type summary time } } }`)).body.data!.incidentStatus;
+    expect(view).toMatchObject({ id, title: 'Login errors', severity: 'SEV_1', status: 'OPEN', assignedTo: { id: 'alice', role: 'IC' }, warRoomLink: `https://meet.example.com/${id}` });
+    expect(view.quickTimeline.map((e: { summary: string }) => e.summary)).toEqual(['update 6', 'update 5', 'update 4', 'update 3', 'update 2']);
+  });
+
+  it('shows timeline data only as the policy allows', async () => {
+    const id = await declare();
+    await t.http().post('/api/v1/timeline/events').set({ ...bearer(token({ roles: ['timeline.writer'] })), 'content-type': 'application/cloudevents+json' }).send(
+      JSON.stringify({ specversion: '1.0', id: `pii-${id}`, source: 'im://crm', type: 'im.incident.note', time: new Date().toISOString(), subject: `incident/${id}`, 'im.data_class': ['pii'], data: { content: 'Customer Jane Roe, +1 555 0100' } }),
+    );
+    const withoutPii = (await graphql(`{ incidentStatus(id: "${id}") { quickTimeline { summary } } }`)).body.data!.incidentStatus;
+    expect(withoutPii.quickTimeline[0].summary).toBe('[REDACTED]');
+    const withPii = (await graphql(`{ incidentStatus(id: "${id}") { quickTimeline { summary } } }`, undefined, as('alice', { data_access: ['pii'] }))).body.data!.incidentStatus;
+    expect(withPii.quickTimeline[0].summary).toBe('Customer Jane Roe, +1 555 0100');
+  });
+
+  it('enables actions by state and role', async () => {
+    const id = await declare();
+    const actions = async (headers = ALICE) =>
+      Object.fromEntries(
+        (await graphql(`{ quickActions(incidentId: "${id}") { id label icon actionType enabled confirmText } }`, undefined, headers)).body.data!.quickActions.map(
+          (a: { actionType: string; enabled: boolean }) => [a.actionType, a.enabled],
+        ),
+      );
+    expect(await actions()).toEqual({ ACK: true, ADD_NOTE: true, ASSIGN_ROLE: true, JOIN_WAR_ROOM: true });
+    expect((await actions(BOB)).ASSIGN_ROLE).toBe(false);
+    await graphql(`mutation { ackIncident(id: "${id}") { id } }`);
+    expect((await actions()).ACK).toBe(false);
+    await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
+    await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
+    expect(await actions()).toEqual({ ACK: false, ADD_NOTE: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
+  });
+});
+
+describe('notification settings', () => {
+  const UPDATE = `mutation Update($input: NotificationPreferencesInput!) {
+    updateNotificationSettings(input: $input) { userId pushEnabled severityFilter quietHours { start end timeZone } channels }
+  }`;
+  const frank = as('frank');
+
+  it('is null until saved, then keeps each change and merges partial updates', async () => {
+    expect((await graphql('{ notificationSettings { userId } }', undefined, frank)).body.data!.notificationSettings).toBeNull();
+    const saved = await graphql(UPDATE, { input: { quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' }, channels: ['push'] } }, frank);
+    expect(saved.body.data!.updateNotificationSettings).toEqual({
+      userId: 'frank',
+      pushEnabled: true,
+      severityFilter: ['SEV_1', 'SEV_2', 'SEV_3', 'SEV_4'],
+      quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' },
+      channels: ['push'],
+    });
+    await graphql(UPDATE, { input: { severityFilter: ['SEV_2', 'SEV_1'], pushEnabled: false } }, frank);
+    const read = (await graphql('{ notificationSettings { pushEnabled severityFilter quietHours { start } channels } }', undefined, frank)).body.data!.notificationSettings;
+    expect(read).toEqual({ pushEnabled: false, severityFilter: ['SEV_1', 'SEV_2'], quietHours: { start: '22:00' }, channels: ['push'] });
+    await graphql(UPDATE, { input: { quietHours: null } }, frank);
+    expect((await graphql('{ notificationSettings { quietHours { start } } }', undefined, frank)).body.data!.notificationSettings.quietHours).toBeNull();
+  });
+
+  it.each([
+    [{ quietHours: { start: '25:00', end: '07:00', timeZone: 'UTC' } }, /HH:MM/],
+    [{ quietHours: { start: '22:00', end: '07:00', timeZone: 'Mars/Olympus' } }, /time zone/],
+    [{ channels: ['sms'] }, /channels/],
+  ])('refuses %j with BAD_USER_INPUT', async (input, message) => {
+    const res = await graphql(UPDATE, { input }, as('grace'));
+    expect(codes(res.body)).toEqual(['BAD_USER_INPUT']);
+    expect(res.body.errors![0].message).toMatch(message);
+  });
+});
+
+describe('limits and transport', () => {
+  it('refuses a query over complexity 1000 with QUERY_TOO_COMPLEX before running it', async () => {
+    const fields = 'id title severity status lastUpdate';
+    const res = await graphql(`{ a: myIncidents(limit: 100) { ${fields} } b: myIncidents(limit: 100) { ${fields} } c: myIncidents(limit: 100) { ${fields} } }`);
+    expect(codes(res.body)).toEqual(['QUERY_TOO_COMPLEX']);
+    expect(res.body.errors![0].message).toMatch(/over the limit of 1000/);
+  });
+
+  it('answers GET ?query= for queries', async () => {
+    const res = await t.http().get(`/api/v1/graphql?query=${encodeURIComponent('{ myIncidents(limit: 1) { id } }')}`).set(ALICE);
+    expect(res.status).toBe(200);
+    expect(res.body.data.myIncidents).toHaveLength(1);
+  });
+
+  it('never sends a stack trace', async () => {
+    const res = await graphql('{ incidentStatus(id: "INC-00000000") { id } }');
+    expect(JSON.stringify(res.body)).not.toMatch(/stacktrace|\n\s+at /);
+  });
+
+  it('serves the playground in development mode', async () => {
+    const res = await t.http().get('/graphql/playground').expect(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.text).toContain('/api/v1/graphql');
+  });
+});
+
+describe('production mode', () => {
+  it('serves no playground', async () => {
+    const prod = await startTestApp({ APP_ENV: 'production', JWT_SECRET: 'p'.repeat(40) });
+    try {
+      const res = await prod.http().get('/graphql/playground');
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: expect.any(String), status: 404 });
+    } finally {
+      await prod.close();
+    }
+  });
+});
+
+describe('a mobile app with a real GraphQL client (urql)', () => {
+  it('runs the on-call flow: declare, see it, ack, note, assign, quiet hours', async () => {
+    await new Promise<void>((resolve) => t.app.getHttpServer().listen(0, '127.0.0.1', resolve));
+    const { port } = t.app.getHttpServer().address() as { port: number };
+    const client = new Client({
+      url: `http://127.0.0.1:${port}/api/v1/graphql`,
+      exchanges: [cacheExchange, fetchExchange],
+      fetchOptions: () => ({ headers: { authorization: ALICE.authorization } }),
+      requestPolicy: 'network-only',
+    });
+    const declared = await client.mutation(gql`mutation Declare($input: DeclareIncidentInput!) { declareIncident(input: $input) { id status } }`, { input: { title: 'Phone flow', severity: 'SEV_2' } }).toPromise();
+    expect(declared.error).toBeUndefined();
+    const id = declared.data.declareIncident.id;
+
+    const mine = await client.query(gql`query Mine($limit: Int) { myIncidents(limit: $limit) { id title status } }`, { limit: 50 }).toPromise();
+    expect(mine.data.myIncidents.map((i: { id: string }) => i.id)).toContain(id);
+
+    const acked = await client.mutation(gql`mutation Ack($id: ID!) { ackIncident(id: $id) { id status } }`, { id }).toPromise();
+    expect(acked.data.ackIncident.status).toBe('ACKNOWLEDGED');
+    const noted = await client.mutation(gql`mutation Note($id: ID!, $text: String!) { addNote(incidentId: $id, content: $text) { id content } }`, { id, text: 'On it' }).toPromise();
+    expect(noted.data.addNote.content).toBe('On it');
+    const assigned = await client.mutation(gql`mutation Assign($id: ID!, $role: RACIRole!, $user: ID!) { assignRole(incidentId: $id, role: $role, userId: $user) { id } }`, { id, role: 'COMMS', user: 'heidi' }).toPromise();
+    expect(assigned.error).toBeUndefined();
+    const quiet = await client.mutation(gql`mutation Quiet($input: NotificationPreferencesInput!) { updateNotificationSettings(input: $input) { quietHours { start end timeZone } } }`, { input: { quietHours: { start: '23:00', end: '06:30', timeZone: 'America/New_York' } } }).toPromise();
+    expect(quiet.data.updateNotificationSettings.quietHours).toMatchObject({ start: '23:00', end: '06:30', timeZone: 'America/New_York' });
+
+    const status = await client.query(gql`query Status($id: ID!) { incidentStatus(id: $id) { status quickTimeline { type } } quickActions(incidentId: $id) { actionType enabled } }`, { id }).toPromise();
+    expect(status.data.incidentStatus.status).toBe('ACKNOWLEDGED');
+    expect(status.data.incidentStatus.quickTimeline.map((e: { type: string }) => e.type)).toContain('im.incident.note');
+
+    const missing = await client.query(gql`query Status($id: ID!) { incidentStatus(id: $id) { id } }`, { id: 'INC-00000000' }).toPromise();
+    expect(missing.error?.graphQLErrors[0].extensions.code).toBe('NOT_FOUND');
+
+    const rest = (await t.http().get(`/api/v1/incidents/${id}`)).body;
+    expect(rest.status).toBe('acknowledged');
+  });
+});
