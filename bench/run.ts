@@ -8,6 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
 import { incidentWrites } from './incidents.bench';
+import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
 
@@ -17,6 +18,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'timeline-appends': timelineAppends,
   'timeline-reads': timelineReads,
   'policy-overhead': policyOverhead,
+  graphql: graphqlReads,
 };
 
 function machine(): string {

@@ -1,3 +1,4 @@
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
@@ -42,7 +43,8 @@ export class GraphqlApiModule {
             // GET ?query= works for any client without Apollo's preflight header.
             csrfPrevention: false,
             context: graphqlContextFactory(authenticator, readStore),
-            plugins: [queryComplexityPlugin()],
+            // No cache hints are used, and the cache-control plugin would wrap every field resolver.
+            plugins: [queryComplexityPlugin(), ApolloServerPluginCacheControlDisabled()],
           }),
         }),
       ],

@@ -12,7 +12,7 @@ import { type NotificationPreferences, preferencesProjection } from '../../prefe
  * Each projection's collection is a table of JSON documents. Columns the
  * queries filter or sort on are generated from the document, so a
  * projection's fold stays the only code that shapes the data. Timeline
- * columns are STORED: a filter that scans rows then reads no JSON.
+ * and incident columns are STORED: a filter or sort that touches many rows then reads no JSON.
  */
 const COLLECTIONS: Record<string, string> = {
   [incidentProjection.name]: `
@@ -20,9 +20,9 @@ const COLLECTIONS: Record<string, string> = {
       key        TEXT PRIMARY KEY,
       position   INTEGER NOT NULL,
       doc        TEXT NOT NULL,
-      status     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.status')) VIRTUAL,
-      severity   TEXT GENERATED ALWAYS AS (json_extract(doc, '$.severity')) VIRTUAL,
-      created_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.createdAt')) VIRTUAL
+      status     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.status')) STORED,
+      severity   TEXT GENERATED ALWAYS AS (json_extract(doc, '$.severity')) STORED,
+      created_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.createdAt')) STORED
     );
     CREATE INDEX IF NOT EXISTS incidents_by_created ON incidents (created_at DESC, key DESC);
     CREATE INDEX IF NOT EXISTS incidents_by_status ON incidents (status, created_at DESC, key DESC);
@@ -173,9 +173,13 @@ export class SqliteReadStore implements ReadStore {
   }
 }
 
+/** Above this many assignments, walking the newest-first index beats sorting them all. */
+const SORT_THRESHOLD = 500;
+
 class SqliteIncidentQueries implements IncidentQueries {
   private readonly selectById;
   private readonly selectExists;
+  private readonly countAssignments;
 
   constructor(
     db: Database.Database,
@@ -183,6 +187,10 @@ class SqliteIncidentQueries implements IncidentQueries {
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
     this.selectExists = db.prepare(`SELECT 1 FROM incidents WHERE key = ?`).pluck();
+    // Counting stops at the threshold: all that matters is whether it is exceeded.
+    this.countAssignments = db
+      .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM assignments WHERE user_id = ? LIMIT ${SORT_THRESHOLD + 1})`)
+      .pluck();
   }
 
   async exists(id: string): Promise<boolean> {
@@ -213,7 +221,13 @@ class SqliteIncidentQueries implements IncidentQueries {
   }
 
   async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
-    return this.select(`incidents WHERE key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`, query, [userId]);
+    // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
+    const held = this.countAssignments.get(userId) as number;
+    const from =
+      held > SORT_THRESHOLD
+        ? `incidents INDEXED BY incidents_by_created WHERE EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`
+        : `incidents WHERE key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`;
+    return this.select(from, query, [userId]);
   }
 
   /** Newest first, filtered by status and severity, keyset-paged; `from` may carry its own condition. */
