@@ -310,3 +310,44 @@ describe('a mobile app with a real GraphQL client (urql)', () => {
     expect(rest.status).toBe('acknowledged');
   });
 });
+
+describe('schema (interface.md names and nullability)', () => {
+  it('matches the contract for every type, input, query and mutation', async () => {
+    const { GraphQLSchemaHost } = await import('@nestjs/graphql');
+    const { printType } = await import('graphql');
+    const schema = t.app.get(GraphQLSchemaHost).schema;
+    const fields = (typeName: string) => {
+      const type = schema.getType(typeName) as unknown as { getFields(): Record<string, { type: unknown; args?: { name: string; type: unknown; defaultValue?: unknown }[] }> };
+      return Object.fromEntries(Object.entries(type.getFields()).map(([name, f]) => [name, String(f.type)]));
+    };
+    expect(printType(schema.getType('Severity')!)).toContain('SEV_1\n  SEV_2\n  SEV_3\n  SEV_4');
+    expect(Object.keys((schema.getType('Status') as any).getValues().reduce((o: any, v: any) => ({ ...o, [v.name]: 1 }), {}))).toEqual(['OPEN', 'ACKNOWLEDGED', 'MITIGATED', 'RESOLVED', 'CLOSED', 'DUPLICATE', 'CANCELED']);
+    expect((schema.getType('RACIRole') as any).getValues().map((v: any) => v.name)).toEqual(['IC', 'OPS', 'COMMS', 'SECURITY', 'PRIVACY']);
+    expect((schema.getType('ActionType') as any).getValues().map((v: any) => v.name)).toEqual(['ACK', 'ESCALATE', 'JOIN_WAR_ROOM', 'ADD_NOTE', 'CHANGE_SEVERITY', 'ASSIGN_ROLE']);
+    expect(fields('IncidentSummary')).toEqual({ id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', lastUpdate: 'DateTime!' });
+    expect(fields('IncidentMobileView')).toEqual({
+      id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', assignedTo: 'UserSummary', lastUpdate: 'String!', warRoomLink: 'String', quickTimeline: '[TimelineEventSummary!]!',
+    });
+    expect(fields('MobileAction')).toEqual({ id: 'ID!', label: 'String!', icon: 'String!', actionType: 'ActionType!', enabled: 'Boolean!', confirmText: 'String' });
+    expect(fields('NotificationPreferences')).toEqual({ userId: 'ID!', pushEnabled: 'Boolean!', severityFilter: '[Severity!]!', quietHours: 'QuietHours', channels: '[String!]!' });
+    expect(fields('Incident')).toMatchObject({ id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', createdAt: 'DateTime!', updatedAt: 'DateTime!' });
+    expect(fields('Note')).toMatchObject({ id: 'ID!', content: 'String!', createdAt: 'DateTime!' });
+    expect(fields('TimelineEventSummary')).toMatchObject({ id: 'ID!', type: 'String!', summary: 'String!', time: 'DateTime!' });
+    expect(fields('DeclareIncidentInput')).toMatchObject({ title: 'String!', severity: 'Severity!', services: '[String!]', labels: 'JSON', visibility: 'String' });
+    expect(fields('NotificationPreferencesInput')).toEqual({ pushEnabled: 'Boolean', severityFilter: '[Severity!]', quietHours: 'QuietHoursInput', channels: '[String!]' });
+
+    const signature = (root: 'Query' | 'Mutation', name: string) => {
+      const field = (schema.getType(root) as any).getFields()[name];
+      return `${name}(${field.args.map((a: any) => `${a.name}: ${a.type}${a.defaultValue !== undefined ? ` = ${a.defaultValue}` : ''}`).join(', ')}): ${field.type}`;
+    };
+    expect(signature('Query', 'myIncidents')).toBe('myIncidents(limit: Int! = 20, status: [Status!], severity: [Severity!]): [IncidentSummary!]!');
+    expect(signature('Query', 'incidentStatus')).toBe('incidentStatus(id: ID!): IncidentMobileView');
+    expect(signature('Query', 'quickActions')).toBe('quickActions(incidentId: ID!): [MobileAction!]!');
+    expect(signature('Query', 'notificationSettings')).toBe('notificationSettings(): NotificationPreferences');
+    expect(signature('Mutation', 'declareIncident')).toBe('declareIncident(input: DeclareIncidentInput!): Incident!');
+    expect(signature('Mutation', 'ackIncident')).toBe('ackIncident(id: ID!): Incident!');
+    expect(signature('Mutation', 'addNote')).toBe('addNote(incidentId: ID!, content: String!): Note!');
+    expect(signature('Mutation', 'assignRole')).toBe('assignRole(incidentId: ID!, role: RACIRole!, userId: ID!): Incident!');
+    expect(signature('Mutation', 'updateNotificationSettings')).toBe('updateNotificationSettings(input: NotificationPreferencesInput!): NotificationPreferences!');
+  });
+});

@@ -34,7 +34,7 @@ export class GraphqlApiModule {
           useFactory: (authenticator: RequestAuthenticator, readStore: ReadStore) => ({
             path: GRAPHQL_PATH,
             autoSchemaFile: true,
-            sortSchema: true,
+            sortSchema: false,
             playground: false,
             graphiql: false,
             introspection: true,
