@@ -11,13 +11,14 @@ import { PolicyModule } from './policy/policy.module';
 import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
+import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config)],
+      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

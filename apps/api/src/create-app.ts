@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@im/config';
 import { AppModule } from './app.module';
+import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
 
 /** Requests larger than this are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -37,6 +38,7 @@ export async function createApp(
     bodyParser: false,
   });
   app.enableShutdownHooks();
+  app.get(OpenApiDocument).document = buildOpenApiDocument(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;

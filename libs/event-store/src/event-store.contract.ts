@@ -59,6 +59,12 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
     const ownEvents = (events: RecordedEvent[], ...streams: string[]) =>
       events.filter((e) => streams.includes(e.streamId));
 
+    it('reports itself writable without writing anything', async () => {
+      const head = await store.headPosition();
+      await store.checkWritable();
+      expect(await store.headPosition()).toBe(head);
+    });
+
     it('reads an unknown stream as empty', async () => {
       expect(await store.readStream(stream)).toEqual([]);
     });

@@ -58,6 +58,8 @@ export interface EventStore {
   readAll(after: bigint, limit: number): Promise<RecordedEvent[]>;
   /** Position of the last event in the log, 0n when empty. */
   headPosition(): Promise<bigint>;
+  /** Proves the store would accept a write now, without writing anything. */
+  checkWritable(): Promise<void>;
   /** Catches up from `after`, then follows new appends until stopped. */
   subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void): Subscription;
   close(): Promise<void>;

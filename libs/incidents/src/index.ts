@@ -5,3 +5,4 @@ export * from './incident-commands';
 export * from './domain-errors';
 export * from './incident.decider';
 export * from './notification-preferences';
+export * from './incident.schema';

@@ -7,12 +7,14 @@ export * from './timeline/timeline.projection';
 export * from './timeline/timeline-queries.port';
 export * from './assignments/assignment.projection';
 export * from './preferences/preferences.projection';
+export * from './probes/probe.projection';
 export * from './adapters/sqlite/sqlite-read-store';
 
 import { incidentProjection } from './incidents/incident.projection';
 import { timelineProjection } from './timeline/timeline.projection';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
+import { probeProjection } from './probes/probe.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them. */
@@ -21,4 +23,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   timelineProjection,
   assignmentProjection,
   preferencesProjection,
+  probeProjection,
 ] as Projection<unknown>[];

@@ -1,4 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators';
 import { GRAPHQL_PATH } from './graphql-path';
 
@@ -33,6 +34,7 @@ const PAGE = `<!doctype html>
 
 /** GraphiQL for trying the API in a browser; registered in development mode only. */
 @Public()
+@ApiExcludeController()
 @Controller('graphql/playground')
 export class PlaygroundController {
   @Get()

@@ -12,14 +12,19 @@ import {
 import type { FastifyReply } from 'fastify';
 import { incidentNotFound, type Transition } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/access.decorators';
+import { ApiAuth, ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import type { Principal } from '../auth/principal';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { CreateIncidentDto, type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
 
 const BASE_PATH = '/api/v1/incidents';
+const STATUS_ANSWER = (status: string) => ({ type: 'object', required: ['status'], properties: { status: { type: 'string', example: status } } });
 
+@ApiTags('incidents')
+@ApiAuth()
 @Controller('api/v1/incidents')
 export class IncidentsController {
   constructor(
@@ -29,6 +34,10 @@ export class IncidentsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Declare an incident (open); answers with it and a Location header' })
+  @ApiBody({ schema: ref('CreateIncident') })
+  @ApiResponse({ status: 201, description: 'The new incident', schema: ref('Incident') })
+  @ApiErrors(400, 413, 415)
   async create(
     @Body() body: CreateIncidentDto,
     @CurrentPrincipal() caller: Principal,
@@ -40,6 +49,13 @@ export class IncidentsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'Incidents, newest first; Link rel="next" when more exist' })
+  @ApiQuery({ name: 'status', required: false, description: 'Comma-separated: open, acknowledged, mitigated, resolved, closed' })
+  @ApiQuery({ name: 'severity', required: false, description: 'Comma-separated: SEV-1 … SEV-4' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiResponse({ status: 200, description: 'A page of incidents', schema: { type: 'array', items: ref('Incident') } })
+  @ApiErrors(400)
   async list(@Query() rawQuery: RawQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<IncidentResponse[]> {
     const query = parseIncidentListQuery(rawQuery);
     // One extra row tells whether a next page exists.
@@ -50,30 +66,45 @@ export class IncidentsController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One incident' })
+  @ApiResponse({ status: 200, description: 'The incident', schema: ref('Incident') })
+  @ApiErrors(404)
   get(@Param('id') id: string): Promise<IncidentResponse> {
     return this.read(id);
   }
 
   @Post(':id/ack')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Ack (lifecycle table in docs/api.md); a repeat is 200 with no change' })
+  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('acknowledged') })
+  @ApiErrors(404, 409)
   ack(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'ack', caller);
   }
 
   @Post(':id/mitigate')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Mitigate (lifecycle table in docs/api.md); a repeat is 200 with no change' })
+  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('mitigated') })
+  @ApiErrors(404, 409)
   mitigate(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'mitigate', caller);
   }
 
   @Post(':id/resolve')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Resolve (lifecycle table in docs/api.md); a repeat is 200 with no change' })
+  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('resolved') })
+  @ApiErrors(404, 409)
   resolve(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'resolve', caller);
   }
 
   @Post(':id/close')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Close (lifecycle table in docs/api.md); a repeat is 200 with no change' })
+  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('closed') })
+  @ApiErrors(404, 409)
   close(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'close', caller);
   }

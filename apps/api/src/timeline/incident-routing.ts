@@ -61,6 +61,15 @@ export class IncidentRouting {
     return last && { incidentId: String(last.event.data?.incident_id), revision: last.revision };
   }
 
+  /** The incident a fingerprint's alerts currently join, and whether it is still unresolved (read-only). */
+  async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
+    const bound = await this.boundIncident(fingerprint);
+    if (!bound) return undefined;
+    const stream = await this.eventStore.readStream(incidentStreamId(bound.incidentId));
+    const state = foldIncident(bound.incidentId, stream.map((r) => r.event));
+    return { incidentId: bound.incidentId, unresolved: !state || (state.status !== 'resolved' && state.status !== 'closed') };
+  }
+
   /**
    * The newest not-yet-resolved incident of the fingerprint, or a new one that
    * this call claims. The claim is an append at the expected revision of the
@@ -71,11 +80,8 @@ export class IncidentRouting {
     const streamId = fingerprintStreamId(fingerprint);
     for (let attempt = 1; ; attempt++) {
       const bound = await this.boundIncident(fingerprint);
-      if (bound) {
-        const stream = await this.eventStore.readStream(incidentStreamId(bound.incidentId));
-        const state = foldIncident(bound.incidentId, stream.map((r) => r.event));
-        if (!state || (state.status !== 'resolved' && state.status !== 'closed')) return bound.incidentId;
-      }
+      const current = bound && (await this.fingerprintIncident(fingerprint));
+      if (current?.unresolved) return current.incidentId;
       const incidentId = newIncidentId();
       const claim: CloudEvent = {
         specversion: '1.0',

@@ -1,7 +1,9 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query, Res, HttpCode, PayloadTooLargeException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { checkCloudEvent } from '@im/cloudevents';
+import { ApiBody, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { ApiAuth, ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
@@ -29,6 +31,28 @@ const asObject = (body: unknown): Record<string, unknown> => {
   return body as Record<string, unknown>;
 };
 
+const APPEND_ANSWER = {
+  type: 'object',
+  required: ['event_id', 'created', 'incident_id'],
+  properties: { event_id: { type: 'string' }, created: { type: 'boolean' }, incident_id: { type: 'string' } },
+};
+const TIMELINE_EVENT = {
+  type: 'object',
+  properties: Object.fromEntries(
+    ['id', 'incident_id', 'event_time', 'event_type', 'actor', 'title', 'content', 'source', 'created_at'].map((f) => [f, { type: 'string' }]),
+  ),
+};
+const TIMELINE_PAGE = {
+  type: 'object',
+  required: ['events', 'next_cursor'],
+  properties: {
+    events: { type: 'array', items: { ...TIMELINE_EVENT, properties: { ...TIMELINE_EVENT.properties, data: { type: 'object' }, redacted: { type: 'array', items: { type: 'string' } } } } },
+    next_cursor: { type: 'string', nullable: true },
+  },
+};
+
+@ApiTags('timeline')
+@ApiAuth(403, 503)
 @Controller('api/v1')
 export class TimelineController {
   constructor(
@@ -39,6 +63,11 @@ export class TimelineController {
   /** Structured-mode CloudEvent (application/cloudevents+json; plain application/json is accepted too). */
   @Post('timeline/events')
   @RequireRole(TIMELINE_ROLES.writer)
+  @ApiOperation({ summary: 'Append a CloudEvent (idempotent on source + im.origin_id and source + id); needs timeline.writer' })
+  @ApiBody({ schema: ref('CloudEvent') })
+  @ApiResponse({ status: 201, description: 'A new event', schema: APPEND_ANSWER })
+  @ApiResponse({ status: 200, description: 'A duplicate: the stored ids, created false', schema: APPEND_ANSWER })
+  @ApiErrors(400, 404, 409, 413, 415)
   async append(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppendAnswer> {
     const check = checkCloudEvent(body);
     if (!check.ok) {
@@ -52,6 +81,9 @@ export class TimelineController {
 
   @Get('timeline/events/:eventId')
   @RequireRole(TIMELINE_ROLES.reader)
+  @ApiOperation({ summary: 'One event, after policy (withheld = 404); needs timeline.reader' })
+  @ApiResponse({ status: 200, description: 'The event as read', schema: TIMELINE_EVENT })
+  @ApiErrors(404)
   async event(@Param('eventId') eventId: string, @CurrentPrincipal() caller: Principal): Promise<TimelineEventView> {
     const shown = await this.reader.event(caller, eventId);
     return { ...toTimelineEventView(shown), created_at: shown.entry.createdAt };
@@ -59,6 +91,16 @@ export class TimelineController {
 
   @Get('incidents/:id/timeline')
   @RequireRole(TIMELINE_ROLES.reader)
+  @ApiOperation({ summary: "An incident's events, filtered and keyset-paged; needs timeline.reader" })
+  @ApiQuery({ name: 'type', required: false, description: 'Exact type or prefix ending in *, e.g. im.incident.*' })
+  @ApiQuery({ name: 'from', required: false, schema: { type: 'string', format: 'date-time' } })
+  @ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date-time' } })
+  @ApiQuery({ name: 'actor', required: false })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'] })
+  @ApiResponse({ status: 200, description: 'A page; next_cursor is null on the last', schema: TIMELINE_PAGE })
+  @ApiErrors(400, 404)
   async incidentTimeline(
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
@@ -71,6 +113,22 @@ export class TimelineController {
   @Post('timeline/query')
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.reader)
+  @ApiOperation({ summary: 'Search across incidents; needs timeline.reader and one of correlation_key, fingerprint, incident_id, type, actor' })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        ...Object.fromEntries(['correlation_key', 'fingerprint', 'incident_id', 'type', 'actor', 'cursor'].map((f) => [f, { type: 'string' }])),
+        from_time: { type: 'string', format: 'date-time' },
+        to_time: { type: 'string', format: 'date-time' },
+        limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+        order: { type: 'string', enum: ['asc', 'desc'] },
+      },
+    },
+  })
+  @ApiResponse({ status: 200, description: 'A page, as the incident timeline', schema: TIMELINE_PAGE })
+  @ApiErrors(400)
   async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TimelineResponse> {
     const fields = asObject(body);
     const unknown = Object.keys(fields).filter((key) => !QUERY_FIELDS.has(key));
@@ -84,6 +142,11 @@ export class TimelineController {
 
   @Get('incidents/:id/timeline/export')
   @RequireRole(TIMELINE_ROLES.exporter)
+  @ApiOperation({ summary: 'The whole timeline as the caller may see it: JSON CloudEvents or Markdown; needs timeline.exporter' })
+  @ApiQuery({ name: 'format', required: false, enum: ['json', 'markdown'] })
+  @ApiProduces('application/json', 'text/markdown')
+  @ApiResponse({ status: 200, description: 'JSON: an array of CloudEvents; Markdown: the audit layout', schema: { type: 'array', items: ref('CloudEvent') } })
+  @ApiErrors(400, 404)
   async export(
     @Param('id') id: string,
     @Query('format') format: unknown,

@@ -9,6 +9,6 @@ import { TimelineReader } from './timeline-reader.service';
   imports: [LedgerModule],
   controllers: [TimelineController],
   providers: [TimelineAppendHandler, TimelineReader, IncidentRouting],
-  exports: [TimelineReader],
+  exports: [TimelineReader, IncidentRouting],
 })
 export class TimelineModule {}

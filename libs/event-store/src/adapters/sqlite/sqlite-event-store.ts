@@ -196,6 +196,11 @@ export class SqliteEventStore implements EventStore {
     return (this.selectAll.all(Number(after), limit) as EventRow[]).map(toRecorded);
   }
 
+  async checkWritable(): Promise<void> {
+    // Taking the write lock and releasing it shows the file is writable and not locked out.
+    this.db.exec('BEGIN IMMEDIATE; ROLLBACK;');
+  }
+
   async headPosition(): Promise<bigint> {
     return BigInt(this.selectHead.get() as number);
   }

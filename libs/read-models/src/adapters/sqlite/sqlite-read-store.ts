@@ -7,6 +7,7 @@ import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline
 import { type TimelineRecord, timelineProjection, toTimelineEntry } from '../../timeline/timeline.projection';
 import { assignmentProjection } from '../../assignments/assignment.projection';
 import { type NotificationPreferences, preferencesProjection } from '../../preferences/preferences.projection';
+import { probeProjection } from '../../probes/probe.projection';
 
 /**
  * Each projection's collection is a table of JSON documents. Columns the
@@ -61,6 +62,9 @@ const COLLECTIONS: Record<string, string> = {
   `,
   [preferencesProjection.name]: `
     CREATE TABLE IF NOT EXISTS preferences (key TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL);
+  `,
+  [probeProjection.name]: `
+    CREATE TABLE IF NOT EXISTS probes (key TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL);
   `,
 };
 

@@ -1,0 +1,82 @@
+import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Public } from '../auth/access.decorators';
+import { ApiAuth, ApiErrors } from './api-docs.decorators';
+import { OpenApiDocument } from './openapi.document';
+import { openApiComponents, PUBLISHED_SCHEMAS } from './published-schemas';
+import { type SimulationReport, SimulationService } from './simulation.service';
+import { type ValidationReport, ValidationService } from './validation.service';
+
+const UNIMPLEMENTED = [
+  'realtime/stats',
+  'correlation/groups',
+  'correlation/stats',
+  'sla/status/:id',
+  'sla/metrics',
+  'metrics/incidents',
+  'metrics/teams',
+  'metrics/services/:service/reliability',
+  'connectors',
+];
+
+@ApiTags('diagnostics')
+@Controller('api/v1')
+export class DiagnosticsController {
+  constructor(
+    private readonly validation: ValidationService,
+    private readonly simulation: SimulationService,
+    @Inject(OpenApiDocument) private readonly openApi: OpenApiDocument,
+  ) {}
+
+  @Get('validate')
+  @ApiOperation({ summary: 'Checks every part of the deployment, each timed; self_test=true adds a write-project-read round trip' })
+  @ApiQuery({ name: 'self_test', required: false, enum: ['true', 'false'] })
+  @ApiResponse({ status: 200, description: 'The report; failing checks are listed with status "fail"' })
+  @ApiAuth(400)
+  validate(@Query('self_test') selfTest?: string): Promise<ValidationReport> {
+    if (selfTest !== undefined && selfTest !== 'true' && selfTest !== 'false') throw new BadRequestException('self_test must be true or false');
+    return this.validation.validate(selfTest === 'true');
+  }
+
+  @Post('simulate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Runs events through validation and the decider against current state; writes nothing' })
+  @ApiBody({ schema: { type: 'object', required: ['events'], properties: { events: { type: 'array', items: { type: 'object' } }, dry_run: { type: 'boolean' } } } })
+  @ApiResponse({ status: 200, description: 'What each event would do; invalid events are listed in errors with their index' })
+  @ApiAuth(400, 413, 415)
+  simulate(@Body() body: unknown): Promise<SimulationReport> {
+    return this.simulation.simulate(body);
+  }
+
+  @Get('schema')
+  @ApiOperation({ summary: 'The JSON Schemas the service validates with, as JSON Schema or OpenAPI components' })
+  @ApiQuery({ name: 'type', required: false, enum: Object.keys(PUBLISHED_SCHEMAS) })
+  @ApiQuery({ name: 'format', required: false, enum: ['openapi', 'jsonschema'] })
+  @ApiResponse({ status: 200, description: 'The schema document' })
+  @ApiAuth(400)
+  schema(@Query('type') type = 'incident', @Query('format') format = 'openapi'): unknown {
+    if (!(type in PUBLISHED_SCHEMAS)) throw new BadRequestException(`type must be one of ${Object.keys(PUBLISHED_SCHEMAS).join(', ')}`);
+    if (format === 'jsonschema') {
+      const schemas = PUBLISHED_SCHEMAS[type];
+      const names = Object.keys(schemas);
+      return names.length === 1 ? schemas[names[0]] : { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: schemas };
+    }
+    if (format !== 'openapi') throw new BadRequestException('format must be openapi or jsonschema');
+    return { openapi: '3.0.3', info: { title: `Incident service: ${type} schemas`, version: this.openApi.document?.info.version ?? '' }, paths: {}, components: { schemas: openApiComponents([type]) } };
+  }
+
+  @Get('openapi.json')
+  @ApiOperation({ summary: 'This OpenAPI 3.0 document' })
+  @ApiAuth()
+  openapi(): unknown {
+    return this.openApi.document;
+  }
+
+  @Get(UNIMPLEMENTED)
+  @Public()
+  @ApiErrors(404)
+  @ApiOperation({ summary: 'Listed in the interface as not implemented yet: always 404', deprecated: true })
+  unimplemented(): never {
+    throw new NotFoundException('Not implemented in this version');
+  }
+}

@@ -1,0 +1,50 @@
+import { Controller, Get, Header, NotFoundException, Param, StreamableFile } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { absolutePath } from 'swagger-ui-dist';
+import { Public } from '../auth/access.decorators';
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <title>Incident service · API documentation</title>
+  <link rel="stylesheet" href="/api/v1/docs/swagger-ui.css" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/api/v1/docs/swagger-ui-bundle.js"></script>
+  <script src="/api/v1/docs/swagger-ui-standalone-preset.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+  </script>
+</body>
+</html>`;
+
+/** Swagger UI over /api/v1/openapi.json, served from the swagger-ui-dist package; development mode only. */
+@Public()
+@ApiExcludeController()
+@Controller('api/v1/docs')
+export class DocsController {
+  private readonly files = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(absolutePath(), name))]));
+
+  @Get()
+  @Header('content-type', 'text/html; charset=utf-8')
+  page(): string {
+    return PAGE;
+  }
+
+  @Get(':asset')
+  asset(@Param('asset') asset: string) {
+    const file = this.files.get(asset);
+    if (!file) throw new NotFoundException(`No documentation asset ${asset}`);
+    return new StreamableFile(file, { type: ASSETS[asset] });
+  }
+}

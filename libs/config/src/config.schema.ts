@@ -1,0 +1,25 @@
+/** JSON Schema of the service's configuration (environment variables), as loadConfig reads them. */
+export const CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:incident-service:schema:config',
+  title: 'Configuration (environment variables)',
+  type: 'object',
+  properties: {
+    APP_ENV: { enum: ['development', 'production'], default: 'development' },
+    HOST: { type: 'string', description: 'Default 127.0.0.1 in development, 0.0.0.0 in production' },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    DATA_DIR: { type: 'string', default: './data' },
+    EVENT_STORE: { enum: ['sqlite'], default: 'sqlite' },
+    READ_STORE: { enum: ['sqlite'], default: 'sqlite' },
+    PROJECTION_WAIT_MS: { type: 'integer', minimum: 1, maximum: 600000, default: 5000 },
+    JWT_SECRET: { type: 'string', minLength: 32, description: 'HS256 secret; required in production unless JWT_JWKS_URL is set' },
+    JWT_JWKS_URL: { type: 'string', format: 'uri', description: 'Published RS256/ES256 keys' },
+    JWT_ISSUER: { type: 'string' },
+    JWT_AUDIENCE: { type: 'string' },
+    POLICY_MODE: { enum: ['embedded', 'opa'], default: 'embedded' },
+    POLICY_FILE: { type: 'string', default: 'policy/timeline-policy.json' },
+    OPA_URL: { type: 'string', format: 'uri', description: 'Required with POLICY_MODE=opa' },
+    OPA_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 60000, default: 500 },
+    WAR_ROOM_URL: { type: 'string', description: 'Template with {id}' },
+  },
+} as const;

@@ -1,0 +1,36 @@
+import { DESCRIPTION_MAX_LENGTH, SEVERITIES, STATUSES, TITLE_MAX_LENGTH } from './incident';
+
+/**
+ * JSON Schemas of the incident as REST reads and writes it, built from the
+ * same constants the decider checks, so the published contract cannot drift.
+ */
+export const INCIDENT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:incident-service:schema:incident',
+  title: 'Incident',
+  type: 'object',
+  required: ['id', 'title', 'severity', 'status', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'string', pattern: '^INC-[0-9a-f]{8}$' },
+    title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH },
+    description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH },
+    severity: { enum: [...SEVERITIES] },
+    status: { enum: [...STATUSES] },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+  additionalProperties: false,
+} as const;
+
+export const CREATE_INCIDENT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:incident-service:schema:create-incident',
+  title: 'CreateIncident',
+  type: 'object',
+  required: ['title', 'severity'],
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH, description: 'Not blank; stored trimmed' },
+    severity: { enum: [...SEVERITIES] },
+    description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH },
+  },
+} as const;

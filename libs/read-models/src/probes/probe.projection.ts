@@ -1,0 +1,18 @@
+import type { Projection } from '../projection';
+
+/** Streams the diagnostics self-test writes to; no user-facing read model reads them. */
+export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
+export const PROBE_EVENT_TYPE = 'im.diagnostics.probe';
+
+export interface Probe {
+  id: string;
+  time: string;
+}
+
+/** Lets the self-test see its probe come out of the projection pipeline. */
+export const probeProjection: Projection<Probe> = {
+  name: 'probes',
+  writeOnce: true,
+  keyOf: ({ streamId, event }) => (streamId.startsWith(DIAGNOSTICS_STREAM_PREFIX) && event.type === PROBE_EVENT_TYPE ? event.id : undefined),
+  evolve: (doc, { event }) => doc ?? { id: event.id, time: event.time },
+};

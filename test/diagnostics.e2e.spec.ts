@@ -1,0 +1,260 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
+import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { startTestApp, type TestApp } from './support/app';
+import { expectError } from './support/expect-error';
+
+const SECRET = { JWT_SECRET: 's'.repeat(40) };
+
+describe('GET /api/v1/validate', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startTestApp(SECRET)));
+  afterAll(() => t.close());
+
+  it('passes every check on a healthy instance, each timed, in the documented shape', async () => {
+    const res = await t.http().get('/api/v1/validate').expect(200);
+    expect(res.body).toEqual({
+      timestamp: expect.any(String),
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+      capabilities: { database: true, timeline: true, websocket: false, sse: false, graphql: true },
+      results: expect.any(Array),
+      summary: { total: 7, passed: 7, failed: 0, warned: 0 },
+    });
+    expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
+      'event_store.reachable',
+      'event_store.writable',
+      'read_store.reachable',
+      'projections.lag',
+      'policy.decision_point',
+      'auth.jwt_configuration',
+      'graphql.schema',
+    ]);
+    res.body.results.forEach((r: { status: string; duration: string; message: string }) => {
+      expect(r.status).toBe('pass');
+      expect(r.duration).toMatch(/^\d+\.\d{2}ms$/);
+      expect(r.message).not.toBe('');
+    });
+  });
+
+  it('runs a round trip with self_test=true that leaves no trace in any view', async () => {
+    const before = { incidents: (await t.http().get('/api/v1/incidents')).body, head: await t.app.get<EventStore>(EVENT_STORE).headPosition() };
+    const res = await t.http().get('/api/v1/validate?self_test=true').expect(200);
+    const roundTrip = res.body.results.find((r: { component: string }) => r.component === 'self_test');
+    expect(roundTrip).toMatchObject({ check: 'round_trip', status: 'pass', message: expect.stringMatching(/projected, read back through the policy/) });
+    expect((await t.http().get('/api/v1/incidents')).body).toEqual(before.incidents);
+    expect(await t.app.get<EventStore>(EVENT_STORE).headPosition()).toBe(before.head + 1n);
+  });
+
+  it('warns about the built-in development secret', async () => {
+    const dev = await startTestApp();
+    try {
+      const res = await dev.http().get('/api/v1/validate').expect(200);
+      expect(res.body.results.find((r: { component: string }) => r.component === 'auth')).toMatchObject({ status: 'warn', message: expect.stringMatching(/development secret/) });
+      expect(res.body.summary).toMatchObject({ warned: 1, failed: 0 });
+    } finally {
+      await dev.close();
+    }
+  });
+
+  it('refuses a self_test that is neither true nor false', async () => {
+    expectError(await t.http().get('/api/v1/validate?self_test=yes'), 400, /self_test/);
+  });
+});
+
+describe('validate names the broken component', () => {
+  it('reports the policy decision point when OPA cannot be reached', async () => {
+    const t = await startTestApp({ ...SECRET, POLICY_MODE: 'opa', OPA_URL: 'http://127.0.0.1:9', OPA_TIMEOUT_MS: '200' });
+    try {
+      const res = await t.http().get('/api/v1/validate').expect(200);
+      const failed = res.body.results.filter((r: { status: string }) => r.status === 'fail');
+      expect(failed).toEqual([expect.objectContaining({ component: 'policy', check: 'decision_point', message: expect.stringMatching(/OPA at http:\/\/127.0.0.1:9 is unavailable/) })]);
+      expect(res.body.summary.failed).toBe(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('reports the event store when it cannot be used', async () => {
+    const t = await startTestApp(SECRET);
+    try {
+      await t.app.get<EventStore>(EVENT_STORE).close();
+      const res = await t.http().get('/api/v1/validate?self_test=true').expect(200);
+      const failed = res.body.results.filter((r: { status: string }) => r.status === 'fail').map((r: { component: string; check: string }) => `${r.component}.${r.check}`);
+      expect(failed).toEqual(expect.arrayContaining(['event_store.reachable', 'event_store.writable', 'self_test.round_trip']));
+      expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag')).toBe(true);
+      expect(res.body.capabilities.database).toBe(false);
+    } finally {
+      await t.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('POST /api/v1/simulate', () => {
+  let t: TestApp;
+  let incidentId: string;
+  beforeAll(async () => {
+    t = await startTestApp(SECRET);
+    incidentId = (await t.http().post('/api/v1/incidents').send({ title: 'Existing', severity: 'SEV-2' }).expect(201)).body.id;
+  });
+  afterAll(() => t.close());
+
+  const fileHashes = () =>
+    Object.fromEntries(
+      ['events.sqlite', 'events.sqlite-wal', 'read-models.sqlite', 'read-models.sqlite-wal']
+        .map((name) => join(t.config.dataDir, name))
+        .filter(existsSync)
+        .map((file) => [file, createHash('sha256').update(readFileSync(file)).digest('hex')]),
+    );
+
+  const event = (fields: Record<string, unknown>) => ({ specversion: '1.0', id: `sim-${Math.random()}`, source: 'im://sim', time: '2026-11-22T10:00:00Z', ...fields });
+
+  it('reports what each event would do, errors by index, and leaves the store byte-identical', async () => {
+    await t.http().post(`/api/v1/incidents/${incidentId}/ack`).expect(200);
+    const before = fileHashes();
+    const events: Record<string, unknown>[] = [
+      event({ id: 'legacy-1', type: 'incident.trigger', data: { title: 'From a legacy sender', severity: 'SEV-2' } }),
+      event({ type: 'im.incident.note', subject: `incident/${incidentId}`, data: { content: 'would be noted' } }),
+      event({ type: 'im.incident.close', subject: `incident/${incidentId}` }),
+      { specversion: '1.0', type: 'not-im' },
+      event({ type: 'im.alert.trigger', 'im.fingerprint': 'sim-fp' }),
+      event({ type: 'im.alert.trigger', 'im.fingerprint': 'sim-fp' }),
+      event({ type: 'im.incident.note', subject: 'incident/INC-00000000' }),
+    ];
+    const res = await t.http().post('/api/v1/simulate').send({ events, dry_run: true }).expect(200);
+    expect(res.body).toMatchObject({ dry_run: true, events_read: 7, timestamp: expect.any(String) });
+    const created = res.body.events_created;
+    expect(created[0]).toEqual({ id: 'legacy-1', type: 'incident.declared', source: 'im://sim', subject: expect.stringMatching(/^incident\/INC-[0-9a-f]{8}$/), time: '2026-11-22T10:00:00Z', would_create: 'incident' });
+    expect(created[1]).toMatchObject({ type: 'im.incident.note', subject: `incident/${incidentId}`, would_create: 'timeline_event' });
+    expect(created[2]).toMatchObject({ type: 'im.alert.trigger', would_create: 'incident' });
+    expect(created[3]).toMatchObject({ type: 'im.alert.trigger', would_create: 'timeline_event', subject: created[2].subject });
+    expect(res.body.errors).toEqual([
+      { index: 2, id: events[2].id, error: expect.stringMatching(/Cannot close .* it is acknowledged/) },
+      { index: 3, error: expect.stringMatching(/^Invalid CloudEvent/) },
+      { index: 6, id: events[6].id, error: 'Incident INC-00000000 not found' },
+    ]);
+    expect(fileHashes()).toEqual(before);
+    expect((await t.http().get('/api/v1/incidents')).body).toHaveLength(1);
+  });
+
+  it('reports a stored event as a duplicate that would create nothing', async () => {
+    const stored = { specversion: '1.0', id: 'dup-1', source: 'im://sim', type: 'im.incident.note', time: '2026-11-22T10:00:00Z', subject: `incident/${incidentId}` };
+    const { bearer, token } = await import('./support/tokens');
+    await t.http().post('/api/v1/timeline/events').set({ ...bearer(token({}, {}, SECRET.JWT_SECRET)), 'content-type': 'application/cloudevents+json' }).send(JSON.stringify(stored)).expect(201);
+    const res = await t.http().post('/api/v1/simulate').send({ events: [stored] }).expect(200);
+    expect(res.body.events_created).toEqual([expect.objectContaining({ id: 'dup-1', would_create: 'nothing' })]);
+  });
+
+  it.each([
+    [{}, /events must be an array/],
+    [{ events: 'x' }, /events must be an array/],
+    [{ events: [], dry_run: 'yes' }, /dry_run/],
+    [[1], /JSON object/],
+  ])('refuses a malformed request %j with 400', async (body, message) => {
+    expectError(await t.http().post('/api/v1/simulate').send(body as object), 400, message);
+  });
+});
+
+describe('schemas and the OpenAPI document', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startTestApp(SECRET)));
+  afterAll(() => t.close());
+
+  it('serves the exact schema the append validator uses', async () => {
+    expect((await t.http().get('/api/v1/schema?type=event&format=jsonschema').expect(200)).body).toEqual(CLOUD_EVENT_SCHEMA);
+  });
+
+  it.each([
+    ['incident', ['Incident', 'CreateIncident']],
+    ['event', ['CloudEvent']],
+    ['config', ['Config']],
+  ])('serves %s schemas as OpenAPI 3.0 components that validate', async (type, names) => {
+    const doc = (await t.http().get(`/api/v1/schema?type=${type}`).expect(200)).body;
+    expect(Object.keys(doc.components.schemas)).toEqual(names);
+    await SwaggerParser.validate(structuredClone(doc));
+  });
+
+  it.each(['?type=pager', '?format=yaml', '?type=event&format=graphql'])('refuses %s with 400', async (query) => {
+    expectError(await t.http().get(`/api/v1/schema${query}`), 400);
+  });
+
+  it('serves an OpenAPI 3.0 document that passes a validator and covers every REST path', async () => {
+    const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
+    expect(doc.openapi).toMatch(/^3\.0\./);
+    await SwaggerParser.validate(structuredClone(doc));
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'GET /health',
+        'POST /api/v1/incidents',
+        'GET /api/v1/incidents',
+        'GET /api/v1/incidents/{id}',
+        'POST /api/v1/incidents/{id}/ack',
+        'POST /api/v1/incidents/{id}/mitigate',
+        'POST /api/v1/incidents/{id}/resolve',
+        'POST /api/v1/incidents/{id}/close',
+        'POST /api/v1/timeline/events',
+        'GET /api/v1/timeline/events/{eventId}',
+        'GET /api/v1/incidents/{id}/timeline',
+        'POST /api/v1/timeline/query',
+        'GET /api/v1/incidents/{id}/timeline/export',
+        'GET /api/v1/validate',
+        'POST /api/v1/simulate',
+        'GET /api/v1/schema',
+        'GET /api/v1/openapi.json',
+      ]),
+    );
+    expect(doc.paths['/api/v1/incidents'].post.responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Incident' });
+    expect(doc.paths['/api/v1/timeline/events'].post.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+  });
+
+  it('matches what the server answers: documented statuses and bodies for real requests', async () => {
+    const doc = (await t.http().get('/api/v1/openapi.json')).body;
+    const created = await t.http().post('/api/v1/incidents').send({ title: 'Doc check', severity: 'SEV-3' });
+    const checks: [string, string, number][] = [
+      ['post', '/api/v1/incidents', created.status],
+      ['get', '/api/v1/incidents', (await t.http().get('/api/v1/incidents')).status],
+      ['get', '/api/v1/incidents/{id}', (await t.http().get('/api/v1/incidents/INC-00000000')).status],
+      ['post', '/api/v1/incidents/{id}/close', (await t.http().post(`/api/v1/incidents/${created.body.id}/close`)).status],
+      ['post', '/api/v1/incidents/{id}/ack', (await t.http().post(`/api/v1/incidents/${created.body.id}/ack`)).status],
+      ['get', '/api/v1/incidents/{id}/timeline', (await t.http().get(`/api/v1/incidents/${created.body.id}/timeline`)).status],
+      ['get', '/api/v1/schema', (await t.http().get('/api/v1/schema?type=nope')).status],
+    ];
+    for (const [method, path, status] of checks) expect([method, path, Object.keys(doc.paths[path][method].responses)]).toEqual([method, path, expect.arrayContaining([String(status)])]);
+    const schemas = doc.components.schemas;
+    const incident = created.body;
+    expect(Object.keys(incident).every((key) => key in schemas.Incident.properties)).toBe(true);
+    expect(schemas.Incident.required.every((key: string) => key in incident)).toBe(true);
+  });
+
+  it('serves Swagger UI in development mode', async () => {
+    expect((await t.http().get('/api/v1/docs').expect(200)).text).toContain('/api/v1/openapi.json');
+    const asset = await t.http().get('/api/v1/docs/swagger-ui-bundle.js').expect(200);
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+  });
+});
+
+describe('paths that answer 404', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startTestApp({ ...SECRET, APP_ENV: 'production' })));
+  afterAll(() => t.close());
+
+  it.each([
+    '/api/v1/realtime/stats',
+    '/api/v1/correlation/groups',
+    '/api/v1/correlation/stats',
+    '/api/v1/sla/status/INC-00000000',
+    '/api/v1/sla/metrics',
+    '/api/v1/metrics/incidents',
+    '/api/v1/metrics/teams',
+    '/api/v1/metrics/services/checkout/reliability',
+    '/api/v1/connectors',
+    '/api/v1/no-such-thing',
+    '/api/v1/docs',
+    '/graphql/playground',
+  ])('%s answers 404 with the error body (production mode, no token)', async (path) => {
+    expectError(await t.http().get(path), 404);
+  });
+});
