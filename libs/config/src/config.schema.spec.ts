@@ -1,0 +1,28 @@
+import { CONFIG_SCHEMA } from './config.schema';
+import { ConfigError, loadConfig } from './app-config';
+
+/** The published config schema is written next to the loader; these checks keep the two from drifting apart. */
+describe('CONFIG_SCHEMA agrees with loadConfig', () => {
+  const base = { JWT_SECRET: 'x'.repeat(40), OPA_URL: 'http://opa:8181' };
+  const properties = CONFIG_SCHEMA.properties as Record<string, { enum?: readonly string[]; minimum?: number; maximum?: number; default?: unknown }>;
+
+  it.each(Object.entries(properties).filter(([, p]) => p.enum))('%s accepts exactly its enum values', (name, property) => {
+    for (const value of property.enum!) expect(() => loadConfig({ ...base, [name]: value })).not.toThrow();
+    expect(() => loadConfig({ ...base, [name]: 'not-a-value' })).toThrow(ConfigError);
+  });
+
+  it.each(Object.entries(properties).filter(([, p]) => p.minimum !== undefined))('%s accepts its bounds and refuses beyond them', (name, property) => {
+    expect(() => loadConfig({ ...base, POLICY_MODE: 'opa', [name]: String(property.minimum) })).not.toThrow();
+    expect(() => loadConfig({ ...base, POLICY_MODE: 'opa', [name]: String(property.maximum) })).not.toThrow();
+    expect(() => loadConfig({ ...base, POLICY_MODE: 'opa', [name]: String(property.maximum! + 1) })).toThrow(ConfigError);
+  });
+
+  it('publishes the defaults the loader applies', () => {
+    const config = loadConfig({});
+    expect(properties.APP_ENV.default).toBe(config.env);
+    expect(properties.PORT.default).toBe(config.port);
+    expect(properties.PROJECTION_WAIT_MS.default).toBe(config.projectionWaitMs);
+    expect(properties.POLICY_MODE.default).toBe(config.policy.mode);
+    expect(config.dataDir.endsWith(String(properties.DATA_DIR.default).replace('./', '/'))).toBe(true);
+  });
+});
