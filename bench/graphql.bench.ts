@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@im/event-store';
-import { startServer } from '../test/support/server-process';
-import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
-import { formatRow, load, TABLE_HEAD } from './support/load';
+import { formatRow, load, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const INCIDENTS = 10_000;
 const RESPONDER = 'responder-1';
@@ -42,36 +40,31 @@ export async function seed(dataDir: string): Promise<void> {
 
 /** GraphQL `myIncidents` and `incidentStatus` with 10,000 incidents (5,000 of them the caller's). */
 export async function graphqlReads(seconds: number): Promise<string> {
-  const dir = tempDir('bench-graphql');
-  await seed(dir.path);
-  const server = await startServer({ DATA_DIR: dir.path, PROJECTION_WAIT_MS: '600000' }, 60_000);
+  return withBuiltServer('bench-graphql', { PROJECTION_WAIT_MS: '600000' }, (url) => measure(url, seconds), seed);
+}
+
+async function measure(url: string, seconds: number): Promise<string> {
   const headers = { authorization: `Bearer ${token({ sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' }, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
-  try {
-    const post = (query: string) =>
-      fetch(`${server.url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
-    // Wait until the api has projected the seeded ledger.
-    for (;;) {
-      const res = await post('{ incidentStatus(id: "INC-0000270f") { id } myIncidents(limit: 1) { id } }');
-      if ((res.data?.myIncidents?.length ?? 0) > 0 && JSON.stringify(res).includes('INC-0000270f')) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const run = (query: string) => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
-    const mine = await run('{ myIncidents { id title severity status lastUpdate } }');
-    const mineFiltered = await run('{ myIncidents(limit: 20, status: [OPEN], severity: [SEV_2, SEV_4]) { id title severity status lastUpdate } }');
-    const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
-    return [
-      '## GraphQL at 10,000 incidents',
-      '',
-      `${INCIDENTS.toLocaleString('en')} incidents (8 events each) written straight into the ledger, then projected by the built api; the caller is IC of half of them. ${seconds} s each at 32 connections (\`bench/graphql.bench.ts\`).`,
-      '',
-      ...TABLE_HEAD,
-      formatRow('myIncidents (default limit 20)', mine),
-      formatRow('myIncidents(status: [OPEN], severity: [SEV_2, SEV_4])', mineFiltered),
-      formatRow('incidentStatus with assignedTo and quickTimeline', status),
-    ].join('\n');
-  } finally {
-    server.child.kill('SIGTERM');
-    await server.exited;
-    dir.remove();
+  const post = (query: string) =>
+    fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
+  // Wait until the api has projected the seeded ledger.
+  for (;;) {
+    const res = await post('{ incidentStatus(id: "INC-0000270f") { id } myIncidents(limit: 1) { id } }');
+    if ((res.data?.myIncidents?.length ?? 0) > 0 && JSON.stringify(res).includes('INC-0000270f')) break;
+    await new Promise((r) => setTimeout(r, 500));
   }
+  const run = (query: string) => load({ url: `${url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
+  const mine = await run('{ myIncidents { id title severity status lastUpdate } }');
+  const mineFiltered = await run('{ myIncidents(limit: 20, status: [OPEN], severity: [SEV_2, SEV_4]) { id title severity status lastUpdate } }');
+  const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
+  return [
+    '## GraphQL at 10,000 incidents',
+    '',
+    `${INCIDENTS.toLocaleString('en')} incidents (8 events each) written straight into the ledger, then projected by the built api; the caller is IC of half of them. ${seconds} s each at 32 connections (\`bench/graphql.bench.ts\`).`,
+    '',
+    ...TABLE_HEAD,
+    formatRow('myIncidents (default limit 20)', mine),
+    formatRow('myIncidents(status: [OPEN], severity: [SEV_2, SEV_4])', mineFiltered),
+    formatRow('incidentStatus with assignedTo and quickTimeline', status),
+  ].join('\n');
 }

@@ -1,16 +1,12 @@
-import { startServer } from '../test/support/server-process';
-import { tempDir } from '../test/support/temp-dir';
-import { formatRow, load, TABLE_HEAD } from './support/load';
+import { formatRow, load, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const CREATE = { title: 'Checkout is down', severity: 'SEV-1' };
 
 /** The built api on a fresh DATA_DIR: incident create, and create followed by ack, at 32 connections. */
 export async function incidentWrites(seconds: number): Promise<string> {
-  const dir = tempDir('bench-incidents');
-  const server = await startServer({ DATA_DIR: dir.path });
-  try {
+  return withBuiltServer('bench-incidents', {}, async (url) => {
     const create = await load({
-      url: `${server.url}/api/v1/incidents`,
+      url: `${url}/api/v1/incidents`,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(CREATE),
@@ -18,7 +14,7 @@ export async function incidentWrites(seconds: number): Promise<string> {
     });
     // Each connection alternates: create an incident, then ack the one it just created.
     const createAck = await load({
-      url: server.url,
+      url,
       duration: seconds,
       requests: [
         {
@@ -36,7 +32,7 @@ export async function incidentWrites(seconds: number): Promise<string> {
         },
       ],
     });
-    const list = await load({ url: `${server.url}/api/v1/incidents?limit=50`, duration: seconds });
+    const list = await load({ url: `${url}/api/v1/incidents?limit=50`, duration: seconds });
     return [
       '## Incident REST on the embedded store',
       '',
@@ -47,9 +43,5 @@ export async function incidentWrites(seconds: number): Promise<string> {
       formatRow('create, then ack it (requests of both kinds)', createAck),
       formatRow('GET /api/v1/incidents?limit=50', list),
     ].join('\n');
-  } finally {
-    server.child.kill('SIGTERM');
-    await server.exited;
-    dir.remove();
-  }
+  });
 }

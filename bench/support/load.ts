@@ -51,3 +51,24 @@ export const listeningUrl = (child: ChildProcess) =>
       if (m) resolve(m[1].replace('[::1]', '127.0.0.1'));
     });
   });
+
+/** Runs `work` against the built api on a fresh data directory (seeded by `seed` first), then stops it and removes the directory. */
+export async function withBuiltServer<T>(
+  name: string,
+  env: Record<string, string>,
+  work: (url: string, dataDir: string) => Promise<T>,
+  seed?: (dataDir: string) => Promise<unknown>,
+): Promise<T> {
+  const { startServer } = await import('../../test/support/server-process');
+  const { tempDir } = await import('../../test/support/temp-dir');
+  const dir = tempDir(name);
+  await seed?.(dir.path);
+  const server = await startServer({ DATA_DIR: dir.path, ...env }, 60_000);
+  try {
+    return await work(server.url, dir.path);
+  } finally {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    dir.remove();
+  }
+}

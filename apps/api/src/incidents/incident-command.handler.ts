@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
-import { ConflictError, decide, type Incident, type Transition } from '@im/incidents';
+import { ConflictError, decide, type DeclareIncident, type Incident, type Transition } from '@im/incidents';
 import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
 
 const MAX_ID_DRAWS = 20;
@@ -12,15 +12,8 @@ export interface CommandContext {
   attributes?: EnvelopeContext['attributes'];
 }
 
-export interface DeclareInput {
-  title: unknown;
-  severity: unknown;
-  description?: unknown;
-  services?: unknown;
-  labels?: unknown;
-  /** Who becomes incident commander (GraphQL declares make the caller IC). */
-  commander?: string;
-}
+/** What a declaration needs besides the id and time the handler assigns. */
+export type DeclareInput = Omit<DeclareIncident, 'kind' | 'incidentId' | 'time'>;
 
 export const newIncidentId = () => `INC-${randomBytes(4).toString('hex')}`;
 
