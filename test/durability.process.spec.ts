@@ -97,7 +97,16 @@ describe('the built server on its data directory', () => {
 
   it('says what is wrong with the configuration in one line and exits non-zero', async () => {
     await expect(startServer({ ...env, EVENT_STORE: 'postgres' }, 10_000)).rejects.toThrow(
-      /Configuration error: EVENT_STORE must be one of sqlite \(got "postgres"\)\n?$/,
+      /before listening:\nConfiguration error: EVENT_STORE must be one of sqlite, kurrentdb \(got "postgres"\)\n?$/,
+    );
+  });
+
+  it.each([
+    ['KurrentDB', { EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'kurrentdb://127.0.0.1:1?tls=false', READ_STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/im' }],
+    ['MongoDB', { READ_STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:1/im' }],
+  ])('refuses to start with an unreachable %s, in one line', async (name, backends) => {
+    await expect(startServer({ ...env, ...backends }, 20_000)).rejects.toThrow(
+      new RegExp(`before listening:\\nConfiguration error: ${name} at \\S+ is unreachable: [^\\n]+\\n?$`),
     );
   });
 });

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
-import { PersistenceModule } from '@im/persistence';
+import { PersistenceModule, type Stores } from '@im/persistence';
 import { DataDirLockService } from './data-dir-lock.service';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { RequestValidationPipe } from './errors/request-validation.pipe';
@@ -15,10 +15,10 @@ import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, stores: Stores): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
+      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
       providers: [
         DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@im/config';
+import { openStores } from '@im/persistence';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
 
@@ -33,9 +34,11 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false });
   registerJsonParser(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+  const stores = await openStores(config);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
     logger,
     bodyParser: false,
+    abortOnError: false,
   });
   app.enableShutdownHooks();
   app.get(OpenApiDocument).document = buildOpenApiDocument(app);

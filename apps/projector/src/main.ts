@@ -1,9 +1,11 @@
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@im/config';
+import { openStores } from '@im/persistence';
 import { ProjectorModule } from './projector.module';
 import { RebuildRefused, rebuildCommand } from './rebuild.command';
+import { runCommand } from './run.command';
 
-const COMMANDS: Record<string, typeof rebuildCommand> = { rebuild: rebuildCommand };
+const COMMANDS: Record<string, typeof rebuildCommand> = { rebuild: rebuildCommand, run: runCommand };
 
 async function main(): Promise<void> {
   const name = process.argv[2];
@@ -12,8 +14,12 @@ async function main(): Promise<void> {
     console.error(`Usage: projector <${Object.keys(COMMANDS).join('|')}>`);
     process.exit(2);
   }
-  const app = await NestFactory.createApplicationContext(ProjectorModule.forRoot(loadConfig()), {
-    logger: ['error', 'warn'],
+  // The projector process always runs the projections itself, whatever the api's PROJECTOR says.
+  const config = { ...loadConfig(), projector: 'embedded' as const };
+  const stores = await openStores(config);
+  const app = await NestFactory.createApplicationContext(ProjectorModule.forRoot(config, stores, name === 'run'), {
+    logger: ['error', 'warn', 'log'],
+    abortOnError: false,
   });
   try {
     console.log(await command(app));

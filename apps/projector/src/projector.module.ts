@@ -1,10 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@im/config';
-import { PersistenceModule } from '@im/persistence';
+import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 
 @Module({})
 export class ProjectorModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return { module: ProjectorModule, imports: [PersistenceModule.forRoot(config)] };
+  /** `run` needs the projection workers; `rebuild` replays by itself and must not start them. */
+  static forRoot(config: AppConfig, stores: Stores, runWorkers: boolean): DynamicModule {
+    return { module: ProjectorModule, imports: [PersistenceModule.forRoot(config, stores), ...(runWorkers ? [ProjectionsModule] : [])] };
   }
 }

@@ -7,8 +7,9 @@ describe('loadConfig', () => {
       env: 'development',
       host: '127.0.0.1',
       port: 3000,
-      eventStore: 'sqlite',
-      readStore: 'sqlite',
+      eventStore: { kind: 'sqlite' },
+      readStore: { kind: 'sqlite' },
+      projector: 'embedded',
       projectionWaitMs: 5000,
     });
     expect(config.dataDir).toBe(`${process.cwd()}/data`);
@@ -18,6 +19,15 @@ describe('loadConfig', () => {
     const production = { APP_ENV: 'production', JWT_SECRET: 's'.repeat(32) };
     expect(loadConfig(production).host).toBe('0.0.0.0');
     expect(loadConfig({ ...production, HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+  });
+
+  it('names the production backends and their URLs', () => {
+    const config = loadConfig({ EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'kurrentdb://kdb:2113?tls=false', READ_STORE: 'mongodb', MONGODB_URL: 'mongodb://mongo:27017/im', PROJECTOR: 'external' });
+    expect(config).toMatchObject({
+      eventStore: { kind: 'kurrentdb', url: 'kurrentdb://kdb:2113?tls=false' },
+      readStore: { kind: 'mongodb', url: 'mongodb://mongo:27017/im' },
+      projector: 'external',
+    });
   });
 
   it('signs with a development secret only in development, and prefers JWKS when given', () => {
@@ -34,8 +44,13 @@ describe('loadConfig', () => {
     [{ APP_ENV: 'staging' }, 'APP_ENV must be one of development, production (got "staging")'],
     [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
-    [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE must be one of sqlite'],
-    [{ READ_STORE: 'redis' }, 'READ_STORE must be one of sqlite'],
+    [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE must be one of sqlite, kurrentdb (got "postgres")'],
+    [{ READ_STORE: 'redis' }, 'READ_STORE must be one of sqlite, mongodb'],
+    [{ EVENT_STORE: 'kurrentdb', READ_STORE: 'mongodb', MONGODB_URL: 'mongodb://m' }, 'EVENT_STORE=kurrentdb needs KURRENTDB_URL'],
+    [{ EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'http://k:2113' }, 'KURRENTDB_URL must be a'],
+    [{ EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'kurrentdb://k:2113' }, 'EVENT_STORE=kurrentdb needs READ_STORE=mongodb'],
+    [{ READ_STORE: 'mongodb' }, 'READ_STORE=mongodb needs MONGODB_URL'],
+    [{ PROJECTOR: 'remote' }, 'PROJECTOR must be one of embedded, external'],
     [{ PROJECTION_WAIT_MS: '0' }, 'PROJECTION_WAIT_MS must be a whole number'],
     [{ APP_ENV: 'production' }, 'production needs JWT_JWKS_URL (RS256/ES256 keys) or JWT_SECRET (HS256)'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters'],

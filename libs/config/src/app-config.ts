@@ -7,8 +7,10 @@ export interface AppConfig {
   host: string;
   port: number;
   dataDir: string;
-  eventStore: 'sqlite';
-  readStore: 'sqlite';
+  eventStore: { kind: 'sqlite' } | { kind: 'kurrentdb'; url: string };
+  readStore: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
+  /** embedded: the api runs the projection workers; external: apps/projector does, and the api waits on its checkpoints. */
+  projector: 'embedded' | 'external';
   /** How long a command waits for the read models to show its events. */
   projectionWaitMs: number;
   jwt: JwtConfig;
@@ -75,6 +77,32 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+function url(env: Env, name: string, schemes: RegExp, example: string, backend: string): string {
+  const value = env[name];
+  if (!value) throw new ConfigError(`${backend} needs ${name}, e.g. ${example}`);
+  if (!schemes.test(value)) throw new ConfigError(`${name} must be a connection string like ${example} (got "${value}")`);
+  return value;
+}
+
+function backends(env: Env): Pick<AppConfig, 'eventStore' | 'readStore' | 'projector'> {
+  const eventStoreKind = oneOf(env, 'EVENT_STORE', ['sqlite', 'kurrentdb'], 'sqlite');
+  const readStoreKind = oneOf(env, 'READ_STORE', ['sqlite', 'mongodb'], 'sqlite');
+  const eventStore =
+    eventStoreKind === 'kurrentdb'
+      ? { kind: eventStoreKind, url: url(env, 'KURRENTDB_URL', /^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'kurrentdb://localhost:2113?tls=false', 'EVENT_STORE=kurrentdb') }
+      : { kind: eventStoreKind };
+  const readStore =
+    readStoreKind === 'mongodb' ? { kind: readStoreKind, url: url(env, 'MONGODB_URL', /^mongodb(\+srv)?:\/\//, 'mongodb://localhost:27017/incidents', 'READ_STORE=mongodb') } : { kind: readStoreKind };
+  // KurrentDB log positions are 128-bit; SQLite read models keep 64-bit checkpoints.
+  if (eventStore.kind === 'kurrentdb' && readStore.kind === 'sqlite') {
+    throw new ConfigError('EVENT_STORE=kurrentdb needs READ_STORE=mongodb');
+  }
+  return { eventStore, readStore, projector: oneOf(env, 'PROJECTOR', ['embedded', 'external'], 'embedded') } as Pick<
+    AppConfig,
+    'eventStore' | 'readStore' | 'projector'
+  >;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
   const dataDir = env.DATA_DIR || './data';
@@ -84,8 +112,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     host: env.HOST || (appEnv === 'development' ? '127.0.0.1' : '0.0.0.0'),
     port: integer(env, 'PORT', 3000, 0, 65535),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
-    eventStore: oneOf(env, 'EVENT_STORE', ['sqlite'], 'sqlite'),
-    readStore: oneOf(env, 'READ_STORE', ['sqlite'], 'sqlite'),
+    ...backends(env),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
     jwt: jwtConfig(env, appEnv),
     policy: policyConfig(env),

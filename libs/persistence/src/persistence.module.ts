@@ -1,24 +1,61 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP_CONFIG, type AppConfig } from '@im/config';
-import { EVENT_STORE, type EventStore, SqliteEventStore } from '@im/event-store';
-import { READ_STORE, type ReadStore, SqliteReadStore } from '@im/read-models';
+import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
+import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
+import { MongoReadStore, READ_STORE, type ReadStore, SqliteReadStore } from '@im/read-models';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
-export function openEventStore(config: AppConfig): EventStore {
+/** A backend the configuration names but that cannot be reached: one line at start-up, non-zero exit. */
+const unreachable = (what: string, url: string, error: unknown) =>
+  new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
+
+export async function openEventStore(config: AppConfig): Promise<EventStore> {
+  if (config.eventStore.kind === 'kurrentdb') {
+    const store = new KurrentDbEventStore(config.eventStore.url);
+    try {
+      await store.headPosition();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw unreachable('KurrentDB', config.eventStore.url, error);
+    }
+    return store;
+  }
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteEventStore(join(config.dataDir, EVENTS_FILE));
 }
 
-export function openReadStore(config: AppConfig): ReadStore {
+export async function openReadStore(config: AppConfig): Promise<ReadStore> {
+  if (config.readStore.kind === 'mongodb') {
+    try {
+      return await MongoReadStore.connect(config.readStore.url);
+    } catch (error) {
+      throw unreachable('MongoDB', config.readStore.url, error);
+    }
+  }
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteReadStore(join(config.dataDir, READ_MODELS_FILE));
 }
 
-/** Binds the EventStore and ReadStore ports to the adapters the configuration names. */
+export interface Stores {
+  eventStore: EventStore;
+  readStore: ReadStore;
+}
+
+/** Opens the backends the configuration names; an unreachable one is a ConfigError (one line, before Nest starts). */
+export async function openStores(config: AppConfig): Promise<Stores> {
+  const eventStore = await openEventStore(config);
+  try {
+    return { eventStore, readStore: await openReadStore(config) };
+  } catch (error) {
+    await eventStore.close();
+    throw error;
+  }
+}
+
+/** Binds the EventStore and ReadStore ports to the opened adapters. */
 @Global()
 @Module({})
 export class PersistenceModule implements OnApplicationShutdown {
@@ -27,13 +64,13 @@ export class PersistenceModule implements OnApplicationShutdown {
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, stores: Stores): DynamicModule {
     return {
       module: PersistenceModule,
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: EVENT_STORE, useFactory: () => openEventStore(config) },
-        { provide: READ_STORE, useFactory: () => openReadStore(config) },
+        { provide: EVENT_STORE, useValue: stores.eventStore },
+        { provide: READ_STORE, useValue: stores.readStore },
       ],
       exports: [APP_CONFIG, EVENT_STORE, READ_STORE],
     };

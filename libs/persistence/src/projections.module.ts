@@ -1,20 +1,27 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Logger,
-  Module,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
-import { ALL_PROJECTIONS, ProjectionRunner, READ_STORE, type ReadStore } from '@im/read-models';
+import {
+  ALL_PROJECTIONS,
+  CheckpointProgress,
+  PROJECTION_PROGRESS,
+  type ProjectionProgress,
+  ProjectionRunner,
+  READ_STORE,
+  type ReadStore,
+} from '@im/read-models';
 
-/** Runs the projection workers inside this process, from their checkpoints. */
+/**
+ * PROJECTOR=embedded: the projection workers run in this process.
+ * PROJECTOR=external: apps/projector runs them, and this process only reads their checkpoints.
+ */
 @Module({
   providers: [
     {
-      provide: ProjectionRunner,
-      inject: [EVENT_STORE, READ_STORE],
-      useFactory: (eventStore: EventStore, readStore: ReadStore) => {
+      provide: PROJECTION_PROGRESS,
+      inject: [EVENT_STORE, READ_STORE, APP_CONFIG],
+      useFactory: (eventStore: EventStore, readStore: ReadStore, config: AppConfig): ProjectionProgress => {
+        if (config.projector === 'external') return new CheckpointProgress(readStore, ALL_PROJECTIONS.map((p) => p.name));
         const logger = new Logger('Projections');
         return new ProjectionRunner(eventStore, readStore, ALL_PROJECTIONS, (projection, error) =>
           logger.error(`Projection ${projection} failed and will retry: ${String(error)}`),
@@ -22,16 +29,16 @@ import { ALL_PROJECTIONS, ProjectionRunner, READ_STORE, type ReadStore } from '@
       },
     },
   ],
-  exports: [ProjectionRunner],
+  exports: [PROJECTION_PROGRESS],
 })
 export class ProjectionsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(@Inject(ProjectionRunner) private readonly runner: ProjectionRunner) {}
+  constructor(@Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.runner.start();
+    if (this.progress instanceof ProjectionRunner) await this.progress.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.runner.stop();
+    if (this.progress instanceof ProjectionRunner) await this.progress.stop();
   }
 }

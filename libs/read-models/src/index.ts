@@ -1,6 +1,7 @@
 export * from './projection';
 export * from './read-store.port';
 export * from './projection-runner';
+export * from './projection-progress';
 export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';
 export * from './timeline/timeline.projection';
@@ -25,3 +26,4 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   preferencesProjection,
   probeProjection,
 ] as Projection<unknown>[];
+export * from './adapters/mongodb/mongodb-read-store';

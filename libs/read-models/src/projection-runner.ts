@@ -1,6 +1,7 @@
 import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
 import type { DocumentWrite, ReadStore } from './read-store.port';
 import type { Projection } from './projection';
+import type { ProjectionProgress } from './projection-progress';
 
 export class ProjectionLagError extends Error {}
 
@@ -56,7 +57,7 @@ interface Waiter {
  * Keeps every projection caught up with the log, each from its own checkpoint,
  * and lets a command wait until the read models show what it appended.
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements ProjectionProgress {
   private readonly applied = new Map<string, bigint>();
   private readonly subscriptions: Subscription[] = [];
   private waiters: Waiter[] = [];
@@ -89,6 +90,10 @@ export class ProjectionRunner {
         (error) => this.onError('projections', error),
       ),
     );
+  }
+
+  async appliedPosition(): Promise<bigint> {
+    return this.position;
   }
 
   /** The lowest position every projection has applied. */

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import { type CloudEvent, toLedgerEvent } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore, type ExpectedRevision, WrongExpectedRevisionError } from '@im/event-store';
 import { evolve, type IncidentState, initialState } from '@im/incidents';
-import { incidentStreamId, ProjectionRunner } from '@im/read-models';
+import { incidentStreamId, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
 
 const MAX_ATTEMPTS = 20;
 const CACHED_STREAMS = 10_000;
@@ -49,7 +49,7 @@ export class IncidentStreamWriter {
 
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(ProjectionRunner) private readonly projections: ProjectionRunner,
+    @Inject(PROJECTION_PROGRESS) private readonly projections: ProjectionProgress,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
