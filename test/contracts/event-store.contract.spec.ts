@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { SqliteEventStore } from '@im/event-store';
+import { KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
 import { describeEventStoreContract } from '../../libs/event-store/src/event-store.contract';
 import { tempDir } from '../support/temp-dir';
+import { productionBackend } from './production-backends';
 
 describeEventStoreContract('sqlite', () => {
   const dir = tempDir('events');
@@ -10,3 +11,12 @@ describeEventStoreContract('sqlite', () => {
     dispose: async () => dir.remove(),
   };
 });
+
+const kurrentdb = productionBackend('KURRENTDB_URL');
+if (kurrentdb) {
+  // Every test uses fresh stream names, so the suite can share a server.
+  describeEventStoreContract('kurrentdb', () => ({
+    open: async () => new KurrentDbEventStore(kurrentdb),
+    dispose: async () => undefined,
+  }));
+}

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { SqliteReadStore } from '@im/read-models';
+import { MongoReadStore, SqliteReadStore } from '@im/read-models';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { tempDir } from '../support/temp-dir';
+import { productionBackend } from './production-backends';
 
 describeReadStoreContract('sqlite', () => {
   const dir = tempDir('read');
@@ -10,3 +11,26 @@ describeReadStoreContract('sqlite', () => {
     dispose: async () => dir.remove(),
   };
 });
+
+const mongodb = productionBackend('MONGODB_URL');
+if (mongodb) {
+  // Each harness uses its own database, dropped afterwards.
+  describeReadStoreContract('mongodb', () => {
+    const url = new URL(mongodb);
+    url.pathname = `/im_contract_${Date.now()}_${Math.random().toString(16).slice(2, 8)}`;
+    const opened: MongoReadStore[] = [];
+    return {
+      open: async () => {
+        const store = await MongoReadStore.connect(url.toString());
+        opened.push(store);
+        return store;
+      },
+      dispose: async () => {
+        const mongoose = (await import('mongoose')).default;
+        const connection = await mongoose.createConnection(url.toString()).asPromise();
+        await connection.dropDatabase();
+        await connection.close();
+      },
+    };
+  });
+}
