@@ -42,7 +42,7 @@ const RESUBSCRIBE_DELAY_MS = 1000;
 const RESERVATION_TYPE = 'im.dedup.reservation';
 
 /** The CloudEvent id is not a UUID in general; KurrentDB event ids must be, so one is derived (name-based, v5-style). */
-function eventUuid(event: CloudEvent, streamId: string): string {
+export function eventUuid(event: CloudEvent, streamId: string): string {
   const hash = createHash('sha1').update(`${streamId}\n${event.source}\n${event.id}`).digest();
   hash[6] = (hash[6] & 0x0f) | 0x50;
   hash[8] = (hash[8] & 0x3f) | 0x80;

@@ -8,8 +8,8 @@ import type { NotificationPreferences } from '../../preferences/preferences.proj
 import type { Assignment } from '../../assignments/assignment.projection';
 
 /** Positions as fixed-width hex: string order is numeric order, and 128-bit KurrentDB positions fit. */
-const hex = (position: bigint) => position.toString(16).padStart(32, '0');
-const fromHex = (position: string) => BigInt(`0x${position}`);
+export const hex = (position: bigint) => position.toString(16).padStart(32, '0');
+export const fromHex = (position: string) => BigInt(`0x${position}`);
 
 interface StoredRow {
   _id: string;

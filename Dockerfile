@@ -1,0 +1,19 @@
+# Build: better-sqlite3 compiles from source, so the build stage has the toolchain.
+FROM node:20-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production APP_ENV=production HOST=0.0.0.0 PORT=3000
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/policy ./policy
+USER node
+EXPOSE 3000
+CMD ["node", "dist/apps/api/main.js"]
