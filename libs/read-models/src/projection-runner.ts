@@ -78,13 +78,16 @@ export class ProjectionRunner implements ProjectionProgress {
       this.eventStore.subscribeToAll(
         this.position,
         async (batch) => {
-          for (const projection of this.projections) {
-            const applied = this.applied.get(projection.name) ?? 0n;
-            const pending = batch.filter((event) => event.position > applied);
-            if (pending.length === 0) continue;
-            await applyBatch(this.readStore, projection, pending);
-            this.applied.set(projection.name, pending[pending.length - 1].position);
-          }
+          // The read models are independent: each applies what it has not applied yet, concurrently.
+          await Promise.all(
+            this.projections.map(async (projection) => {
+              const applied = this.applied.get(projection.name) ?? 0n;
+              const pending = batch.filter((event) => event.position > applied);
+              if (pending.length === 0) return;
+              await applyBatch(this.readStore, projection, pending);
+              this.applied.set(projection.name, pending[pending.length - 1].position);
+            }),
+          );
           this.wake();
         },
         (error) => this.onError('projections', error),
