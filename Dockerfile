@@ -14,6 +14,9 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/policy ./policy
+# The embedded store's files, when the image runs without KurrentDB/MongoDB.
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME /app/data
 USER node
 EXPOSE 3000
 CMD ["node", "dist/apps/api/main.js"]

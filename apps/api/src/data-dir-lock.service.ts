@@ -10,7 +10,8 @@ export class DataDirLockService implements OnApplicationBootstrap, OnApplication
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   onApplicationBootstrap(): void {
-    this.release = markApiRunning(this.config.dataDir);
+    // Only the embedded store lives in the data directory; a rebuild of server-backed read models is coordinated by stopping the projector.
+    if (this.config.eventStore.kind === 'sqlite') this.release = markApiRunning(this.config.dataDir);
   }
 
   onApplicationShutdown(): void {
