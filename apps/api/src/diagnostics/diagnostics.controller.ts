@@ -75,8 +75,8 @@ export class DiagnosticsController {
   @Get(UNIMPLEMENTED)
   @Public()
   @ApiErrors(404)
-  @ApiOperation({ summary: 'Listed in the interface as not implemented yet: always 404', deprecated: true })
+  @ApiOperation({ summary: 'Planned in interface.md, not offered in this version: answers 404 by contract', deprecated: true })
   unimplemented(): never {
-    throw new NotFoundException('Not implemented in this version');
+    throw new NotFoundException('This endpoint is not available in this version');
   }
 }

@@ -94,3 +94,9 @@ export const timelineProjection: Projection<TimelineRecord> = {
   keyOf: ({ streamId, position }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) ? String(position) : undefined),
   evolve: (doc, recorded) => doc ?? toTimelineRecord(recorded),
 };
+
+/** A stored timeline document (JSON text) as the row queries return. */
+export const timelineRowOf = (doc: string, position: bigint) => ({
+  entry: toTimelineEntry(JSON.parse(doc) as TimelineRecord),
+  position,
+});

@@ -3,7 +3,7 @@ import type { Incident } from '@im/incidents';
 import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.port';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type TimelineRecord, toTimelineEntry } from '../../timeline/timeline.projection';
+import { type TimelineRecord, timelineRowOf } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { Assignment } from '../../assignments/assignment.projection';
 
@@ -233,7 +233,4 @@ class MongoTimelineQueries implements TimelineQueries {
   }
 }
 
-const toRow = (row: StoredRow): TimelineRow => ({
-  entry: toTimelineEntry(JSON.parse(row.doc) as TimelineRecord),
-  position: fromHex(row.position),
-});
+const toRow = (row: StoredRow): TimelineRow => timelineRowOf(row.doc, fromHex(row.position));

@@ -4,7 +4,7 @@ import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import { incidentProjection } from '../../incidents/incident.projection';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type TimelineRecord, timelineProjection, toTimelineEntry } from '../../timeline/timeline.projection';
+import { timelineProjection, timelineRowOf } from '../../timeline/timeline.projection';
 import { assignmentProjection } from '../../assignments/assignment.projection';
 import { type NotificationPreferences, preferencesProjection } from '../../preferences/preferences.projection';
 import { probeProjection } from '../../probes/probe.projection';
@@ -325,7 +325,4 @@ function indexFor(query: TimelineQuery): string {
   return '';
 }
 
-const toRow = (row: { doc: string; position: number }): TimelineRow => ({
-  entry: toTimelineEntry(JSON.parse(row.doc) as TimelineRecord),
-  position: BigInt(row.position),
-});
+const toRow = (row: { doc: string; position: number }): TimelineRow => timelineRowOf(row.doc, BigInt(row.position));
