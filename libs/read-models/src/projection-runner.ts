@@ -1,5 +1,5 @@
 import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
-import type { DocumentWrite, ReadStore } from './read-store.port';
+import type { DocumentWrite, ProjectionCommit, ReadStore } from './read-store.port';
 import type { Projection } from './projection';
 import type { ProjectionProgress } from './projection-progress';
 
@@ -7,15 +7,11 @@ export class ProjectionLagError extends Error {}
 
 const REBUILD_BATCH = 2000;
 
-/** Folds a batch into a projection's documents and commits them with the checkpoint. */
-export async function applyBatch<Doc>(
-  readStore: ReadStore,
-  projection: Projection<Doc>,
-  batch: RecordedEvent[],
-): Promise<void> {
+/** Folds a batch into a projection's documents: what to write, and the checkpoint to write with it. */
+export async function foldBatch<Doc>(readStore: ReadStore, projection: Projection<Doc>, batch: RecordedEvent[]): Promise<ProjectionCommit<Doc>> {
   const keyed = batch.map((event) => ({ event, key: projection.keyOf(event) }));
   const keys = keyed.flatMap(({ key }) => (key === undefined ? [] : [key]));
-  const stored = projection.writeOnce ? new Map() : await readStore.load<Doc>(projection.name, keys);
+  const stored = projection.writeOnce || keys.length === 0 ? new Map() : await readStore.load<Doc>(projection.name, keys);
   const changed = new Map<string, DocumentWrite<Doc>>();
   for (const { event, key } of keyed) {
     if (key === undefined) continue;
@@ -27,7 +23,12 @@ export async function applyBatch<Doc>(
     if (current && doc === current.doc) continue;
     changed.set(key, { key, doc, position: event.position });
   }
-  await readStore.commit(projection.name, [...changed.values()], batch[batch.length - 1].position);
+  return { projection: projection.name, writes: [...changed.values()], position: batch[batch.length - 1].position };
+}
+
+/** Folds a batch into a projection's documents and commits them with the checkpoint. */
+export async function applyBatch<Doc>(readStore: ReadStore, projection: Projection<Doc>, batch: RecordedEvent[]): Promise<void> {
+  await readStore.commitBatch([await foldBatch(readStore, projection, batch)]);
 }
 
 /** Replays the whole log into freshly emptied read models. Returns the number of events replayed. */
@@ -42,7 +43,7 @@ export async function rebuildProjections(
   for (;;) {
     const batch = await eventStore.readAll(after, REBUILD_BATCH);
     if (batch.length === 0) return count;
-    for (const projection of projections) await applyBatch(readStore, projection, batch);
+    await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch))));
     after = batch[batch.length - 1].position;
     count += batch.length;
   }
@@ -78,16 +79,17 @@ export class ProjectionRunner implements ProjectionProgress {
       this.eventStore.subscribeToAll(
         this.position,
         async (batch) => {
-          // The read models are independent: each applies what it has not applied yet, concurrently.
-          await Promise.all(
-            this.projections.map(async (projection) => {
+          // Every projection folds what it has not applied yet (concurrently); one commit stores them all.
+          const folded = await Promise.all(
+            this.projections.map((projection) => {
               const applied = this.applied.get(projection.name) ?? 0n;
               const pending = batch.filter((event) => event.position > applied);
-              if (pending.length === 0) return;
-              await applyBatch(this.readStore, projection, pending);
-              this.applied.set(projection.name, pending[pending.length - 1].position);
+              return pending.length ? foldBatch(this.readStore, projection, pending) : undefined;
             }),
           );
+          const commits = folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
+          if (commits.length) await this.readStore.commitBatch(commits);
+          commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
           this.wake();
         },
         (error) => this.onError('projections', error),

@@ -89,6 +89,19 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.incidents.exists(one.id)).toBe(true);
     });
 
+    it('commits several projections together, each with its own checkpoint', async () => {
+      await store.reset(assignmentProjection.name);
+      const one = incident(1);
+      await store.commitBatch([
+        { projection: name, writes: [{ key: one.id, doc: one, position: 3n }], position: 5n },
+        { projection: assignmentProjection.name, writes: [{ key: `${one.id}/IC`, doc: { incidentId: one.id, role: 'IC', userId: 'ann' }, position: 4n }], position: 5n },
+      ]);
+      expect(await store.checkpoint(name)).toBe(5n);
+      expect(await store.checkpoint(assignmentProjection.name)).toBe(5n);
+      expect(await store.incidents.findById(one.id)).toEqual(one);
+      expect((await store.incidents.listForUser('ann', { limit: 5 })).map((i) => i.id)).toEqual([one.id]);
+    });
+
     it('replaces a document, and deletes one written as undefined', async () => {
       const one = incident(1);
       await save([one], 1n);

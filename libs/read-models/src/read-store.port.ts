@@ -18,6 +18,12 @@ export interface DocumentWrite<Doc> {
   position: bigint;
 }
 
+export interface ProjectionCommit<Doc = unknown> {
+  projection: string;
+  writes: DocumentWrite<Doc>[];
+  position: bigint;
+}
+
 /** Storage of the projections' documents and checkpoints, plus the query side of each read model. */
 export interface ReadStore {
   /** Position up to which the projection has been applied (0n: nothing yet). */
@@ -25,6 +31,8 @@ export interface ReadStore {
   load<Doc>(projection: string, keys: string[]): Promise<Map<string, StoredDocument<Doc>>>;
   /** Writes the documents and moves the checkpoint to `position`, atomically where the store allows it. */
   commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void>;
+  /** Several projections' commits together: one transaction where the store allows it. */
+  commitBatch(commits: ProjectionCommit[]): Promise<void>;
   /** Drops every document and the checkpoint of a projection (before a rebuild). */
   reset(projection: string): Promise<void>;
   readonly incidents: IncidentQueries;

@@ -1,6 +1,6 @@
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.port';
+import type { DocumentWrite, ProjectionCommit, ReadStore, StoredDocument } from '../../read-store.port';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
 import { type TimelineRecord, timelineRowOf } from '../../timeline/timeline.projection';
@@ -139,6 +139,11 @@ export class MongoReadStore implements ReadStore {
       }
     }
     await this.checkpoints.updateOne({ _id: projection }, { $max: { position: hex(position) } }, { upsert: true });
+  }
+
+  /** Each projection's documents carry their own positions, so committing them one after another is safe. */
+  async commitBatch(commits: ProjectionCommit[]): Promise<void> {
+    for (const { projection, writes, position } of commits) await this.commit(projection, writes, position);
   }
 
   async reset(projection: string): Promise<void> {

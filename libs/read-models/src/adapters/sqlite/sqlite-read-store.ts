@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ReadStore, StoredDocument } from '../../read-store.port';
+import type { DocumentWrite, ProjectionCommit, ReadStore, StoredDocument } from '../../read-store.port';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import { incidentProjection } from '../../incidents/incident.projection';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
@@ -144,19 +144,25 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void> {
+    return this.commitBatch([{ projection, writes, position }]);
+  }
+
+  async commitBatch(commits: ProjectionCommit[]): Promise<void> {
+    this.db.transaction(() => commits.forEach((commit) => this.write(commit)))();
+  }
+
+  private write({ projection, writes, position }: ProjectionCommit): void {
     const table = this.table(projection);
     const upsert = this.sql.get(
       `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
     );
     const remove = this.sql.get(`DELETE FROM ${table} WHERE key = ?`);
-    this.db.transaction(() => {
-      for (const write of writes) {
-        if (write.doc === undefined) remove.run(write.key);
-        else upsert.run(write.key, Number(write.position), JSON.stringify(write.doc));
-      }
-      this.upsertCheckpoint.run(projection, Number(position));
-    })();
+    for (const write of writes) {
+      if (write.doc === undefined) remove.run(write.key);
+      else upsert.run(write.key, Number(write.position), JSON.stringify(write.doc));
+    }
+    this.upsertCheckpoint.run(projection, Number(position));
   }
 
   async reset(projection: string): Promise<void> {
