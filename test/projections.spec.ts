@@ -6,7 +6,7 @@ import { SqliteEventStore } from '@im/event-store';
 import type { IncidentEvent } from '@im/incidents';
 import {
   ALL_PROJECTIONS,
-  applyBatch,
+  foldBatch,
   incidentProjection,
   incidentStreamId,
   ProjectionLagError,
@@ -101,9 +101,9 @@ describe('projection runner', () => {
     const { events, read, readFile } = open();
     await seed(events, 2);
     const batch = await events.readAll(0n, 100);
-    await applyBatch(read, incidentProjection, batch);
+    await read.commitBatch([await foldBatch(read, incidentProjection, batch)]);
     const once = dump(readFile);
-    await applyBatch(read, incidentProjection, batch);
+    await read.commitBatch([await foldBatch(read, incidentProjection, batch)]);
     expect(dump(readFile)).toEqual(once);
     await events.close();
     await read.close();

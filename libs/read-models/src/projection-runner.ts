@@ -26,11 +26,6 @@ export async function foldBatch<Doc>(readStore: ReadStore, projection: Projectio
   return { projection: projection.name, writes: [...changed.values()], position: batch[batch.length - 1].position };
 }
 
-/** Folds a batch into a projection's documents and commits them with the checkpoint. */
-export async function applyBatch<Doc>(readStore: ReadStore, projection: Projection<Doc>, batch: RecordedEvent[]): Promise<void> {
-  await readStore.commitBatch([await foldBatch(readStore, projection, batch)]);
-}
-
 /** Replays the whole log into freshly emptied read models. Returns the number of events replayed. */
 export async function rebuildProjections(
   eventStore: EventStore,

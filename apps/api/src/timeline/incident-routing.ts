@@ -64,10 +64,14 @@ export class IncidentRouting {
   /** The incident a fingerprint's alerts currently join, and whether it is still unresolved (read-only). */
   async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
     const bound = await this.boundIncident(fingerprint);
-    if (!bound) return undefined;
-    const stream = await this.eventStore.readStream(incidentStreamId(bound.incidentId));
-    const state = foldIncident(bound.incidentId, stream.map((r) => r.event));
-    return { incidentId: bound.incidentId, unresolved: !state || (state.status !== 'resolved' && state.status !== 'closed') };
+    return bound && { incidentId: bound.incidentId, unresolved: await this.unresolved(bound.incidentId) };
+  }
+
+  /** Not resolved or closed yet; an incident that was claimed but never written counts as open. */
+  private async unresolved(incidentId: string): Promise<boolean> {
+    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
+    const state = foldIncident(incidentId, stream.map((r) => r.event));
+    return !state || (state.status !== 'resolved' && state.status !== 'closed');
   }
 
   /**
@@ -80,8 +84,7 @@ export class IncidentRouting {
     const streamId = fingerprintStreamId(fingerprint);
     for (let attempt = 1; ; attempt++) {
       const bound = await this.boundIncident(fingerprint);
-      const current = bound && (await this.fingerprintIncident(fingerprint));
-      if (current?.unresolved) return current.incidentId;
+      if (bound && (await this.unresolved(bound.incidentId))) return bound.incidentId;
       const incidentId = newIncidentId();
       const claim: CloudEvent = {
         specversion: '1.0',
