@@ -11,7 +11,7 @@ import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HE
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 
 /** A request generator: every request a new event (unique id and origin id) on one incident. */
-const uniqueEvents = (subject?: string) => ({
+export const uniqueEvents = (subject?: string) => ({
   method: 'POST' as const,
   setupRequest: (request: autocannon.Request) => ({
     ...request,

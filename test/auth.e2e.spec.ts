@@ -77,6 +77,25 @@ describe('authentication and roles (development mode)', () => {
     const res = await t.http().get('/api/v1/incidents').set(bearer(token({}, { expiresIn: -10 })));
     expect(res.status).toBe(401);
   });
+
+  it('stops accepting a token that verified once as soon as it expires', async () => {
+    const shortLived = token({}, { expiresIn: 2 });
+    const { exp } = JSON.parse(Buffer.from(shortLived.split('.')[1], 'base64url').toString()) as { exp: number };
+    const read = () => t.http().get(`/api/v1/incidents/${incidentId}/timeline`).set(bearer(shortLived));
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(200);
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+    expect((await read()).status).toBe(401);
+  });
+
+  it('does not take a forged signature for a token it has already verified', async () => {
+    const good = token({ sub: 'alice', roles: ['timeline.reader'] });
+    await t.http().get(`/api/v1/incidents/${incidentId}/timeline`).set(bearer(good)).expect(200);
+    const [header, payload] = good.split('.');
+    const forged = `${header}.${payload}.${Buffer.from('forged-signature-bytes-0123456789ab').toString('base64url')}`;
+    const res = await t.http().get(`/api/v1/incidents/${incidentId}/timeline`).set(bearer(forged));
+    expect(res.status).toBe(401);
+  });
 });
 
 describe('authentication in production mode', () => {

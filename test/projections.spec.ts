@@ -11,6 +11,7 @@ import {
   incidentStreamId,
   ProjectionLagError,
   ProjectionRunner,
+  ReadModelsAheadError,
   rebuildProjections,
   SqliteReadStore,
 } from '@im/read-models';
@@ -94,6 +95,26 @@ describe('projection runner', () => {
     await second.stop();
     expect(dump(readFile)).toEqual(before);
     await events.close();
+    await read.close();
+  });
+
+  it('refuses to start when the read models are ahead of the log (an older log restored under newer read models)', async () => {
+    const { events, read } = open();
+    await seed(events, 4);
+    const runner = new ProjectionRunner(events, read, ALL_PROJECTIONS);
+    await runner.start();
+    await runner.waitFor(await events.headPosition(), 5000);
+    await runner.stop();
+    await events.close();
+    // The same read models over a fresh, shorter log.
+    const sub = join(dir.path, String(++n));
+    mkdirSync(sub);
+    const older = new SqliteEventStore(join(sub, 'events.sqlite'));
+    await seed(older, 1);
+    const restarted = new ProjectionRunner(older, read, ALL_PROJECTIONS);
+    await expect(restarted.start()).rejects.toThrow(ReadModelsAheadError);
+    await expect(restarted.start()).rejects.toThrow(/beyond the end of the event log \(2\); run "npm run projections:rebuild"/);
+    await older.close();
     await read.close();
   });
 

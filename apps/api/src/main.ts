@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@im/config';
+import { ReadModelsAheadError } from '@im/read-models';
 import { createApp } from './create-app';
 
 async function main(): Promise<void> {
@@ -13,6 +14,8 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // A configuration mistake is one clear line, not a stack trace.
-  console.error(error instanceof ConfigError ? `Configuration error: ${error.message}` : error);
+  if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+  else if (error instanceof ReadModelsAheadError) console.error(error.message);
+  else console.error(error);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@im/config';
 import { openStores } from '@im/persistence';
+import { ReadModelsAheadError } from '@im/read-models';
 import { ProjectorModule } from './projector.module';
 import { RebuildRefused, rebuildCommand } from './rebuild.command';
 import { runCommand } from './run.command';
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
-  else if (error instanceof RebuildRefused) console.error(error.message);
+  else if (error instanceof RebuildRefused || error instanceof ReadModelsAheadError) console.error(error.message);
   else console.error(error);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import type { Projection } from './projection';
 import type { ProjectionProgress } from './projection-progress';
 
 export class ProjectionLagError extends Error {}
+export class ReadModelsAheadError extends Error {}
 
 const REBUILD_BATCH = 2000;
 
@@ -68,6 +69,14 @@ export class ProjectionRunner implements ProjectionProgress {
   async start(): Promise<void> {
     for (const projection of this.projections) {
       this.applied.set(projection.name, await this.readStore.checkpoint(projection.name));
+    }
+    const head = await this.eventStore.headPosition();
+    const ahead = [...this.applied].find(([, position]) => position > head);
+    // Read models past the end of the log mean the log lost events (a restore from an older backup): folding on would skip new ones.
+    if (ahead) {
+      throw new ReadModelsAheadError(
+        `Read model ${ahead[0]} has applied position ${ahead[1]}, beyond the end of the event log (${head}); run "npm run projections:rebuild"`,
+      );
     }
     // One subscription for all projections: the log is read and parsed once, each takes what it has not applied.
     this.subscriptions.push(

@@ -1,4 +1,5 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { Passport } from 'passport';
 import type { Principal } from './principal';
 import { JwtStrategy } from './jwt.strategy';
@@ -11,20 +12,55 @@ export function unauthorized(info: unknown): UnauthorizedException {
   );
 }
 
+/** How long a verified token is trusted without verifying its signature again (capped by its exp). */
+const VERIFIED_TTL_MS = 60_000;
+
+interface HeaderCarrier {
+  headers: Record<string, unknown>;
+}
+
+/** The `exp` claim of a token that has just been verified, in ms. */
+function expiresAt(token: string): number | undefined {
+  try {
+    const { exp } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp?: unknown };
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The one way a request is authenticated, for REST (the auth guard) and
  * GraphQL (the context). It owns a Passport instance bound to this app's
  * strategy, so two apps in one process never share verification settings.
+ *
+ * A phone or a monitoring system sends the same token with every request, and
+ * checking its signature was the largest single cost of an append; tokens that
+ * verified are remembered by their exact text (signature included) until they
+ * expire, for at most a minute, so a key removed from the JWKS stops working
+ * within that minute. Failures are never remembered.
  */
 @Injectable()
 export class RequestAuthenticator {
   private readonly passport = new Passport();
+  private readonly verified = new LRUCache<string, Principal>({ max: 10_000 });
 
   constructor(strategy: JwtStrategy) {
     this.passport.use('jwt', strategy);
   }
 
-  authenticate(request: unknown): Promise<Principal> {
+  async authenticate(request: HeaderCarrier): Promise<Principal> {
+    const header = request.headers.authorization;
+    const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : undefined;
+    const known = token === undefined ? undefined : this.verified.get(token);
+    if (known) return known;
+    const principal = await this.verify(request);
+    const ttl = Math.min(Date.now() + VERIFIED_TTL_MS, (token && expiresAt(token)) || Infinity) - Date.now();
+    if (token && ttl > 0) this.verified.set(token, principal, { ttl });
+    return principal;
+  }
+
+  private verify(request: HeaderCarrier): Promise<Principal> {
     return new Promise((resolve, reject) => {
       const run = this.passport.authenticate('jwt', { session: false }, (error: unknown, user: Principal | false, info: unknown) => {
         if (error) return reject(error instanceof UnauthorizedException ? error : unauthorized(error));

@@ -18,7 +18,7 @@ export interface GqlContext {
  * answer is HTTP 401 with an UNAUTHENTICATED error, before any resolver runs.
  */
 export function graphqlContextFactory(authenticator: RequestAuthenticator, readStore: ReadStore) {
-  return async (request: unknown): Promise<GqlContext> => {
+  return async (request: { headers: Record<string, unknown> }): Promise<GqlContext> => {
     let principal: Principal;
     try {
       principal = await authenticator.authenticate(request);

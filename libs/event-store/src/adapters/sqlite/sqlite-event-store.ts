@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import {
   type AppendOptions,
@@ -31,23 +32,37 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+/** How many recently appended events are kept in memory for followers. */
+const RECENT_EVENTS = 4096;
+
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
   pollIntervalMs?: number;
 }
 
 /**
- * Event store in one SQLite file (WAL, synchronous=FULL: a commit is on disk
- * before the append resolves). Appends that arrive in the same tick share one
- * transaction and one fsync (group commit); each runs in its own savepoint so
- * a conflicting append fails alone.
+ * Event store in one SQLite file, WAL mode. An append resolves only once its
+ * commit is on disk, but the fsync does not block the event loop: SQLite
+ * commits without syncing (synchronous=NORMAL) and the WAL file is then
+ * fdatasync'ed on libuv's thread pool. Appends that arrive while one sync runs
+ * share the next transaction and the next sync (group commit); each runs in
+ * its own savepoint so a conflicting append fails alone.
+ *
+ * Committed events that are not yet on disk stay invisible to followers
+ * (projections) and to duplicate lookups, so nothing derived from an event can
+ * outlive it if the machine loses power.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   private readonly appended = new EventEmitter();
   private readonly pollIntervalMs: number;
+  private readonly walFd: number;
+  /** The newest events this process appended and synced, so in-process followers need not read them back. */
+  private recent: RecordedEvent[] = [];
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
+  /** The sync in flight and the first position it covers; followers read below that position. */
+  private syncing: { done: Promise<void>; from: number } | undefined;
   private closed = false;
 
   private readonly insertEvent;
@@ -66,7 +81,8 @@ export class SqliteEventStore implements EventStore {
     this.appended.setMaxListeners(0);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    // Commits write the WAL without syncing it; flush() syncs it before any append resolves.
+    this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
@@ -86,7 +102,7 @@ export class SqliteEventStore implements EventStore {
     `);
     this.insertEvent = this.db.prepare(
       `INSERT INTO events (stream_id, revision, event_id, type, recorded_at, body)
-       VALUES (@streamId, @revision, @eventId, @type, @recordedAt, @body)`,
+       VALUES (?, ?, ?, ?, ?, ?)`,
     );
     this.selectRevision = this.db
       .prepare(`SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?`)
@@ -107,12 +123,14 @@ export class SqliteEventStore implements EventStore {
     this.appendBatch = this.db.transaction((batch: PendingAppend[]) =>
       batch.map((append) => {
         try {
-          return { ok: true as const, result: this.appendOne(append) };
+          return { ok: true as const, ...this.appendOne(append) };
         } catch (error) {
           return { ok: false as const, error };
         }
       }),
     );
+    // The WAL exists once the schema statements ran; it is the only file a commit writes.
+    this.walFd = openSync(`${file}-wal`, 'r');
   }
 
   append(
@@ -126,31 +144,52 @@ export class SqliteEventStore implements EventStore {
     const dedupKeys = [...new Set(options.dedupKeys ?? [])];
     return new Promise((resolve, reject) => {
       this.pending.push({ streamId, events, expected, dedupKeys, resolve, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.scheduleFlush();
     });
   }
 
-  private flush(): void {
+  /** One flush at a time: appends that arrive during a sync wait for it and go into the next transaction together. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.syncing || this.pending.length === 0) return;
+    this.flushScheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     this.flushScheduled = false;
+    if (batch.length === 0) return;
+    const from = Number(this.selectHead.get()) + 1;
     let outcomes;
     try {
       outcomes = this.appendBatch(batch);
     } catch (error) {
       batch.forEach((append) => append.reject(error));
+      this.scheduleFlush();
       return;
     }
+    const done = new Promise<void>((resolve, reject) => fdatasync(this.walFd, (error) => (error ? reject(error) : resolve())));
+    this.syncing = { done, from };
+    try {
+      await done;
+    } catch (error) {
+      // Not known to be on disk: no append of the batch may be reported as stored.
+      batch.forEach((append) => append.reject(error));
+      return;
+    } finally {
+      this.syncing = undefined;
+    }
+    for (const outcome of outcomes) if (outcome.ok) this.recent.push(...outcome.recorded);
+    if (this.recent.length > RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
     outcomes.forEach((outcome, i) =>
       outcome.ok ? batch[i].resolve(outcome.result) : batch[i].reject(outcome.error),
     );
     if (outcomes.some((outcome) => outcome.ok)) this.appended.emit('append');
+    this.scheduleFlush();
   }
 
-  private write({ streamId, events, expected, dedupKeys }: PendingAppend): AppendResult {
+  private write({ streamId, events, expected, dedupKeys }: PendingAppend): { result: AppendResult; recorded: RecordedEvent[] } {
     for (const key of dedupKeys) {
       const taken = this.selectDedup.get(key) as number | undefined;
       if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
@@ -160,23 +199,15 @@ export class SqliteEventStore implements EventStore {
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
-    let position = 0;
-    for (const event of events) {
+    const recorded = events.map((event) => {
       revision += 1;
-      position = Number(
-        this.insertEvent.run({
-          streamId,
-          revision,
-          eventId: event.id,
-          type: event.type,
-          recordedAt,
-          body: JSON.stringify(event),
-        }).lastInsertRowid,
-      );
-    }
-    const first = position - events.length + 1;
-    dedupKeys.forEach((key) => this.insertDedup.run(key, first));
-    return { nextExpectedRevision: BigInt(revision), position: BigInt(position) };
+      const row = { position: 0, stream_id: streamId, revision, recorded_at: recordedAt, body: JSON.stringify(event) };
+      row.position = Number(this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, row.body).lastInsertRowid);
+      return toRecorded(row);
+    });
+    dedupKeys.forEach((key) => this.insertDedup.run(key, Number(recorded[0].position)));
+    const last = recorded[recorded.length - 1];
+    return { result: { nextExpectedRevision: last.revision, position: last.position }, recorded };
   }
 
   private eventAt(position: number): RecordedEvent {
@@ -185,15 +216,36 @@ export class SqliteEventStore implements EventStore {
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
     const position = this.selectDedup.get(key) as number | undefined;
-    return position === undefined ? undefined : this.eventAt(position);
+    if (position === undefined) return undefined;
+    // A duplicate is only reported once the event it duplicates is on disk.
+    if (this.syncing && position >= this.syncing.from) await this.syncing.done.catch(() => undefined);
+    return this.eventAt(position);
   }
 
   async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
     return (this.selectStream.all(streamId, Number(fromRevision)) as EventRow[]).map(toRecorded);
   }
 
+  /** The log after `after`, up to what is on disk. */
   async readAll(after: bigint, limit: number): Promise<RecordedEvent[]> {
-    return (this.selectAll.all(Number(after), limit) as EventRow[]).map(toRecorded);
+    const cached = this.recentAfter(after, limit);
+    if (cached.length > 0) return cached;
+    const rows = this.selectAll.all(Number(after), limit) as EventRow[];
+    const syncing = this.syncing;
+    return (syncing ? rows.filter((row) => row.position < syncing.from) : rows).map(toRecorded);
+  }
+
+  /** Events right after `after` from the recent appends, as long as they are gapless (another process may append too). */
+  private recentAfter(after: bigint, limit: number): RecordedEvent[] {
+    // Usually gapless, so the wanted event sits at its distance from the first one.
+    const start = this.recent.length ? Number(after + 1n - this.recent[0].position) : -1;
+    if (start < 0 || start >= this.recent.length || this.recent[start].position !== after + 1n) return [];
+    const found: RecordedEvent[] = [];
+    for (let i = start; i < this.recent.length && found.length < limit; i++) {
+      if (this.recent[i].position !== after + BigInt(found.length) + 1n) break;
+      found.push(this.recent[i]);
+    }
+    return found;
   }
 
   async checkWritable(): Promise<void> {
@@ -233,7 +285,12 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.pending.length > 0) this.flush();
+    // Drain: the sync in flight, then whatever queued behind it.
+    while (this.syncing || this.pending.length > 0) {
+      if (this.syncing) await this.syncing.done.catch(() => undefined);
+      else await this.flush();
+    }
+    closeSync(this.walFd);
     this.db.close();
   }
 }
