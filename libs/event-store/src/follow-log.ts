@@ -7,8 +7,8 @@ export interface FollowLogOptions {
   handler: LogHandler;
   onError?: (error: unknown) => void;
   read: (after: bigint, limit: number) => Promise<RecordedEvent[]>;
-  /** Resolves when new events may be there (or the signal aborts). */
-  waitForAppend: (signal: AbortSignal) => Promise<void>;
+  /** Resolves when events after `after` may be there (or the signal aborts). */
+  waitForAppend: (after: bigint, signal: AbortSignal) => Promise<void>;
   retryDelayMs?: number;
 }
 
@@ -33,9 +33,10 @@ export function followLog(options: FollowLogOptions): Subscription {
           position = batch[batch.length - 1].position;
           // Synchronous stores resolve at once: without this a long catch-up would starve all I/O.
           await new Promise((resolve) => setImmediate(resolve));
-          continue;
+          // A short batch was the head when read: wait rather than ask again for what is probably not there.
+          if (batch.length === BATCH_SIZE) continue;
         }
-        await waitForAppend(stopping.signal);
+        await waitForAppend(position, stopping.signal);
       } catch (error) {
         onError?.(error);
         await delay(retryDelayMs, stopping.signal);

@@ -263,12 +263,14 @@ export class SqliteEventStore implements EventStore {
       handler,
       onError,
       read: (position, limit) => this.readAll(position, limit),
-      waitForAppend: (signal) => this.waitForAppend(signal),
+      waitForAppend: (position, signal) => this.waitForAppend(position, signal),
     });
   }
 
   /** Resolves on the next append in this process, or after the poll interval for other processes' appends. */
-  private waitForAppend(signal: AbortSignal): Promise<void> {
+  private waitForAppend(after: bigint, signal: AbortSignal): Promise<void> {
+    const newest = this.recent[this.recent.length - 1];
+    if (newest && newest.position > after) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
