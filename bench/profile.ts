@@ -77,7 +77,8 @@ async function main() {
   if (!WORKLOADS[workload]) throw new Error(`workload is one of ${Object.keys(WORKLOADS).join(', ')}`);
   const data = tempDir('bench-profile');
   const profiles = tempDir('bench-cpuprofile');
-  if (workload === 'page-1000') await seedLedger(data.path, 20_000);
+  // 20 incidents of 1,000 events: the page is full.
+  if (workload === 'page-1000') await seedLedger(data.path, 20_000, 20);
   const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles.path}`, API_MAIN], {
     env: { ...process.env, DATA_DIR: data.path, PORT: '0', NO_COLOR: '1', APP_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit'],

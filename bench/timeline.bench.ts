@@ -1,9 +1,11 @@
 import type autocannon from 'autocannon';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { SqliteEventStore } from '@im/event-store';
-import { startServer } from '../test/support/server-process';
+import { PROJECTOR_MAIN, startServer } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
 import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
@@ -45,8 +47,15 @@ async function bareCeiling(seconds: number): Promise<LoadResult> {
   }
 }
 
+/** The ledger-to-read-model lag the api reports in /api/v1/validate (over its last 10,000 events). */
+async function projectionLag(url: string): Promise<string> {
+  const report = (await (await fetch(`${url}/api/v1/validate`)).json()) as { results: { check: string; message: string }[] };
+  const message = report.results.find((r) => r.check === 'lag')?.message ?? '';
+  return message.match(/p50 \d+ ms, p99 \d+ ms, max \d+ ms/)?.[0] ?? `not reported (${message})`;
+}
+
 /** The service: POST /api/v1/timeline/events on a fresh data directory. */
-function serviceAppends(seconds: number): Promise<LoadResult> {
+function serviceAppends(seconds: number): Promise<LoadResult & { lag: string }> {
   return withBuiltServer('bench-timeline', {}, async (url) => {
     const created = await fetch(`${url}/api/v1/incidents`, {
       method: 'POST',
@@ -54,12 +63,13 @@ function serviceAppends(seconds: number): Promise<LoadResult> {
       body: JSON.stringify({ title: 'Bench', severity: 'SEV-3' }),
     });
     const { id } = (await created.json()) as { id: string };
-    return load({
+    const result = await load({
       url: `${url}/api/v1/timeline/events`,
       headers: { 'content-type': 'application/cloudevents+json', authorization: AUTH },
       requests: [uniqueEvents(`incident/${id}`)],
       duration: seconds,
     });
+    return { ...result, lag: await projectionLag(url) };
   });
 }
 
@@ -72,12 +82,14 @@ const ROUNDS = 2;
 export async function timelineAppends(seconds: number): Promise<string> {
   const rows: string[] = [];
   const ratios: string[] = [];
+  const lags: string[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ceiling = await bareCeiling(seconds);
     const service = await serviceAppends(seconds);
     rows.push(formatRow(`round ${round}: bare node:http + better-sqlite3 insert (ceiling)`, ceiling));
     rows.push(formatRow(`round ${round}: POST /api/v1/timeline/events (service)`, service));
     ratios.push((service.rps / ceiling.rps).toFixed(2));
+    lags.push(`round ${round}: ${service.lag}`);
   }
   return [
     '## Timeline appends against the bare ceiling',
@@ -88,18 +100,20 @@ export async function timelineAppends(seconds: number): Promise<string> {
     ...rows,
     '',
     `Service / ceiling per round: **${ratios.join(', ')}**.`,
+    '',
+    `Projection lag under this load, from the ledger stamping an event (before its commit and fsync) to every read model showing it, over the last 10,000 events of each service run as the api reports it in \`/api/v1/validate\`: ${lags.join('; ')}.`,
   ].join('\n');
 }
 
 const SEED_INCIDENTS = 1000;
 
-/** Writes `total` events straight into a ledger: 1,000 incidents, events spread over them, group-committed. */
-export async function seedLedger(dataDir: string, total: number): Promise<number> {
+/** Writes `total` events straight into a ledger: 1,000 incidents (unless told), events spread over them, group-committed. */
+export async function seedLedger(dataDir: string, total: number, incidents = SEED_INCIDENTS): Promise<number> {
   const store = new SqliteEventStore(join(dataDir, 'events.sqlite'));
-  const perIncident = total / SEED_INCIDENTS;
+  const perIncident = total / incidents;
   const started = Date.now();
   const base = Date.UTC(2026, 0, 1);
-  for (let i = 0; i < SEED_INCIDENTS; i++) {
+  for (let i = 0; i < incidents; i++) {
     const id = `INC-${i.toString(16).padStart(8, '0')}`;
     const events = Array.from({ length: perIncident }, (_, n) => ({
       specversion: '1.0' as const,
@@ -118,6 +132,25 @@ export async function seedLedger(dataDir: string, total: number): Promise<number
   return (Date.now() - started) / 1000;
 }
 
+/** A process's resident memory now and its high-water mark, in MiB. */
+function memoryOf(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+) kB`))?.[1] ?? NaN);
+  return { now: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
+}
+
+/** Runs the built rebuild CLI on a data directory; returns what it reports (events, seconds, events/s). */
+function rebuildReadModels(dataDir: string): string {
+  const result = spawnSync(process.execPath, [PROJECTOR_MAIN, 'rebuild'], {
+    env: { ...process.env, DATA_DIR: dataDir, NO_COLOR: '1' },
+    encoding: 'utf8',
+    timeout: 600_000,
+  });
+  const report = result.stdout.match(/from (\d+) events in ([\d.]+) s \((\d+) events\/s\)/);
+  if (result.status !== 0 || !report) throw new Error(`rebuild failed: ${result.stderr}${result.stdout}`);
+  return `${Number(report[1]).toLocaleString('en')} events in ${report[2]} s, **${Number(report[3]).toLocaleString('en')} events/s**`;
+}
+
 /** Reads at one million stored events: the incident timeline page and the cross-incident query. */
 export async function timelineReads(seconds: number, total = Number(process.env.BENCH_EVENTS ?? 1_000_000)): Promise<string> {
   const dir = tempDir('bench-1m');
@@ -134,13 +167,15 @@ export async function timelineReads(seconds: number, total = Number(process.env.
       await new Promise((r) => setTimeout(r, 500));
     }
     const catchUpSeconds = (Date.now() - catchUpStarted) / 1000;
-    const rss = Number((await import('node:child_process')).execSync(`ps -o rss= -p ${server.child.pid}`).toString()) / 1024;
+    const rss = memoryOf(server.child.pid!);
     const read = (path: string, connections = 32) =>
       load({ url: `${server.url}${path}`, headers: { authorization: AUTH }, duration: seconds, connections });
     const page50 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`);
     const page50At8 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`, 8);
     const page50At1 = await read(`/api/v1/incidents/${incident}/timeline?limit=50`, 1);
     const page1000 = await read(`/api/v1/incidents/${incident}/timeline?limit=1000`);
+    const page1000At8 = await read(`/api/v1/incidents/${incident}/timeline?limit=1000`, 8);
+    const page1000At1 = await read(`/api/v1/incidents/${incident}/timeline?limit=1000`, 1);
     const filtered = await read(`/api/v1/incidents/${incident}/timeline?limit=50&type=im.paging.*&order=asc`);
     const query = await load({
       url: `${server.url}/api/v1/timeline/query`,
@@ -149,18 +184,26 @@ export async function timelineReads(seconds: number, total = Number(process.env.
       body: JSON.stringify({ correlation_key: 'corr-42', limit: 50 }),
       duration: seconds,
     });
+    const peak = memoryOf(server.child.pid!);
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const rebuild = rebuildReadModels(dir.path);
     return [
       `## Timeline reads at ${total.toLocaleString('en')} stored events`,
       '',
-      `${total.toLocaleString('en')} events over ${SEED_INCIDENTS} incidents written straight into the ledger (${seedSeconds.toFixed(1)} s), then the built api started on it and projected the whole log into every read model while already serving (${catchUpSeconds.toFixed(1)} s until the last incident's timeline was complete, ${Math.round(total / catchUpSeconds).toLocaleString('en')} events/s through all projections). API RSS after catch-up: ${rss.toFixed(0)} MiB. ${seconds} s each, 32 connections unless the row says otherwise (\`bench/timeline.bench.ts\`). On this 2-core machine the load generator takes one core, so at 32 connections most of the latency is queueing behind other requests; the 1- and 8-connection rows show the cost of a page itself.`,
+      `${total.toLocaleString('en')} events over ${SEED_INCIDENTS} incidents written straight into the ledger (${seedSeconds.toFixed(1)} s), then the built api started on it and projected the whole log into every read model while already serving (${catchUpSeconds.toFixed(1)} s until the last incident's timeline was complete, ${Math.round(total / catchUpSeconds).toLocaleString('en')} events/s through all projections). API memory: RSS ${rss.now} MiB after the catch-up, and at the end of the read workloads ${peak.now} MiB, highest over its life (VmHWM) ${peak.peak} MiB (target ≤ 512). ${seconds} s each, 32 connections unless the row says otherwise (\`bench/timeline.bench.ts\`). On this 2-core machine the load generator takes one core, so at 32 connections most of the latency is queueing behind other requests; the 1- and 8-connection rows show the cost of a page itself.`,
       '',
       ...TABLE_HEAD,
       formatRow('incident timeline, limit 50', page50),
       formatRow('incident timeline, limit 50, 8 connections', page50At8),
       formatRow('incident timeline, limit 50, 1 connection', page50At1),
       formatRow('incident timeline, limit 1000', page1000),
+      formatRow('incident timeline, limit 1000, 8 connections', page1000At8),
+      formatRow('incident timeline, limit 1000, 1 connection', page1000At1),
       formatRow('incident timeline, limit 50, type=im.paging.*, asc', filtered),
       formatRow('POST /api/v1/timeline/query by correlation_key, limit 50', query),
+      '',
+      `Projection rebuild of the same ${total.toLocaleString('en')} events with the api stopped (\`npm run projections:rebuild\`, the built projector CLI, timed by itself; every read model emptied and replayed, secondary indexes built at the end): ${rebuild}.`,
     ].join('\n');
   } finally {
     server.child.kill('SIGTERM');

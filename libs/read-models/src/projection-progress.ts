@@ -1,5 +1,5 @@
 import type { ReadStore } from './read-store.port';
-import { ProjectionLagError } from './projection-runner';
+import { type LagSummary, ProjectionLagError } from './projection-runner';
 
 /** How far the read models have applied the log, and a way to wait for a position. */
 export interface ProjectionProgress {
@@ -7,6 +7,8 @@ export interface ProjectionProgress {
   waitFor(position: bigint, timeoutMs: number): Promise<void>;
   /** The lowest position every projection has applied. */
   appliedPosition(): Promise<bigint>;
+  /** Store-to-read-model lag over recent events, where this process runs the projections. */
+  recentLag?(): LagSummary | undefined;
 }
 
 export const PROJECTION_PROGRESS = Symbol('PROJECTION_PROGRESS');

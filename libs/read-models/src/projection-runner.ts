@@ -34,15 +34,28 @@ export async function rebuildProjections(
   projections: Projection<unknown>[],
 ): Promise<number> {
   for (const projection of projections) await readStore.reset(projection.name);
-  let after = 0n;
-  let count = 0;
-  for (;;) {
-    const batch = await eventStore.readAll(after, REBUILD_BATCH);
-    if (batch.length === 0) return count;
-    await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch))));
-    after = batch[batch.length - 1].position;
-    count += batch.length;
-  }
+  return readStore.bulkLoad(async () => {
+    let after = 0n;
+    let count = 0;
+    for (;;) {
+      const batch = await eventStore.readAll(after, REBUILD_BATCH);
+      if (batch.length === 0) return count;
+      await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch))));
+      after = batch[batch.length - 1].position;
+      count += batch.length;
+    }
+  });
+}
+
+/** How many recent events the lag figures cover. */
+const LAG_WINDOW = 10_000;
+
+/** Time from the ledger storing an event to every read model showing it, over the recent events. */
+export interface LagSummary {
+  events: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
 }
 
 interface Waiter {
@@ -58,6 +71,8 @@ export class ProjectionRunner implements ProjectionProgress {
   private readonly applied = new Map<string, bigint>();
   private readonly subscriptions: Subscription[] = [];
   private waiters: Waiter[] = [];
+  private readonly lags = new Float64Array(LAG_WINDOW);
+  private lagCount = 0;
 
   constructor(
     private readonly eventStore: EventStore,
@@ -94,11 +109,25 @@ export class ProjectionRunner implements ProjectionProgress {
           const commits = folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
           if (commits.length) await this.readStore.commitBatch(commits);
           commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
+          this.recordLag(batch);
           this.wake();
         },
         (error) => this.onError('projections', error),
       ),
     );
+  }
+
+  private recordLag(batch: RecordedEvent[]): void {
+    const now = Date.now();
+    for (const event of batch) this.lags[this.lagCount++ % LAG_WINDOW] = now - Date.parse(event.recordedAt);
+  }
+
+  recentLag(): LagSummary | undefined {
+    const n = Math.min(this.lagCount, LAG_WINDOW);
+    if (n === 0) return undefined;
+    const sorted = this.lags.slice(0, n).sort();
+    const at = (q: number) => sorted[Math.min(n - 1, Math.ceil(q * n) - 1)];
+    return { events: n, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted[n - 1] };
   }
 
   async appliedPosition(): Promise<bigint> {

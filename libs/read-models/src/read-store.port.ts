@@ -35,6 +35,11 @@ export interface ReadStore {
   commitBatch(commits: ProjectionCommit[]): Promise<void>;
   /** Drops every document and the checkpoint of a projection (before a rebuild). */
   reset(projection: string): Promise<void>;
+  /**
+   * Runs a rebuild. The store may trade crash safety and index upkeep for speed
+   * until `work` settles: an interrupted rebuild is simply run again.
+   */
+  bulkLoad<T>(work: () => Promise<T>): Promise<T>;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: { findByUser(userId: string): Promise<NotificationPreferences | undefined> };

@@ -89,8 +89,10 @@ export class ValidationService {
   private async projectionLag(): Promise<string> {
     const head = await this.eventStore.headPosition();
     const applied = await this.projections.appliedPosition();
-    if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}`);
-    return `caught up with the head of the log (position ${head})`;
+    const lag = this.projections.recentLag?.();
+    const recent = lag ? `; lag from ledger to read models over the last ${lag.events} events: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms` : '';
+    if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}${recent}`);
+    return `caught up with the head of the log (position ${head})${recent}`;
   }
 
   private async policyReachable(): Promise<string> {

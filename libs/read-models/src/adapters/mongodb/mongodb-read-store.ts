@@ -151,6 +151,11 @@ export class MongoReadStore implements ReadStore {
     await this.checkpoints.deleteOne({ _id: projection });
   }
 
+  /** Replayed writes are already idempotent upserts; nothing to relax. */
+  bulkLoad<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async close(): Promise<void> {
     await this.connection.close();
   }
