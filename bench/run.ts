@@ -42,6 +42,9 @@ function machine(): string {
 
 const marker = (name: string) => `<!-- bench:${name} -->`;
 
+/** The hand-written part (profiles, what changed and why) follows this marker and is kept as it is. */
+const NOTES = marker('notes');
+
 /** Each workload's section sits between its marker and the next; a partial run replaces only its own. */
 function sectionsOf(report: string): Map<string, string> {
   const sections = new Map<string, string>();
@@ -58,7 +61,9 @@ async function main() {
   const seconds = Number(process.env.BENCH_SECONDS ?? 20);
   const only = process.argv.slice(2);
   const file = join(__dirname, '..', 'docs', 'benchmarks.md');
-  const sections = sectionsOf(existsSync(file) ? readFileSync(file, 'utf8') : '');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const sections = sectionsOf(previous);
+  const notes = previous.includes(NOTES) ? previous.slice(previous.indexOf(NOTES)).trim() : '';
   for (const [name, run] of Object.entries(WORKLOADS)) {
     if (only.length && !only.includes(name)) continue;
     console.log(`bench: ${name} …`);
@@ -74,6 +79,7 @@ async function main() {
     machine(),
     '',
     ...Object.keys(WORKLOADS).flatMap((name) => (sections.has(name) ? [marker(name), sections.get(name)!, ''] : [])),
+    ...(notes ? [notes, ''] : []),
   ].join('\n');
   writeFileSync(file, report);
   console.log(report);
