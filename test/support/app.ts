@@ -28,8 +28,8 @@ function productionPair(): Record<string, string> {
 /** The whole api in-process, on a fresh DATA_DIR (or the given one), with its real SQLite stores. */
 export async function startTestApp(env: Record<string, string> = {}, keepDataDir?: string): Promise<TestApp> {
   const dir = keepDataDir ? { path: keepDataDir, remove: () => undefined } : tempDir('app');
-  const config = loadConfig({ DATA_DIR: dir.path, APP_ENV: 'development', ...productionPair(), ...env });
-  const app = await createApp(config, ['error']);
+  const config = loadConfig({ DATA_DIR: dir.path, APP_ENV: 'development', LOG_LEVEL: 'error', ...productionPair(), ...env });
+  const app = await createApp(config);
   return {
     app,
     config,

@@ -1,46 +1,56 @@
-import type { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
+import { createServer, type RequestListener } from 'node:http';
 import type { AppConfig } from '@im/config';
 import { openStores } from '@im/persistence';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
+import { enableCors, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
+import { clientErrorHandler } from './http/client-error.handler';
+import { BODY_LIMIT_BYTES, registerJsonParser } from './http/json-body.parser';
+import { createJsonLogger, NestJsonLogger, requestIdOf } from './http/json-logger';
 
-/** Requests larger than this are refused with 413 before they are parsed. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How often node checks connections against the request and header timeouts. */
+const TIMEOUT_CHECK_MS = 1000;
+/** Headers must arrive within this time (or the request timeout, if shorter). */
+const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
- * JSON bodies for our media types only (anything else is 415); an empty body
- * reads as "no body" so bodiless POSTs work whatever headers a client sends.
+ * The api as a Nest application on Fastify, not yet listening. Slow clients are
+ * cut off: headers within 10 s, the whole request within REQUEST_TIMEOUT_MS
+ * (408), and a connection idle for twice that is closed. Shutting down is the
+ * caller's job (main.ts drains first, see graceful-shutdown.ts).
  */
-function registerJsonParser(fastify: FastifyInstance): void {
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    ['application/json', 'application/cloudevents+json'],
-    { parseAs: 'string' },
-    (request, body, done) => {
-      const text = body.toString();
-      if (text.trim() === '') return done(null, undefined);
-      parseJson(request, text, done);
-    },
-  );
-}
-
-export async function createApp(
-  config: AppConfig,
-  logger: LogLevel[] | false = ['error', 'warn', 'log'],
-): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, logger: false });
-  registerJsonParser(adapter.getInstance());
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const logger = createJsonLogger(config.logLevel);
+  const { requestTimeoutMs } = config.http;
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    loggerInstance: logger,
+    // Fastify's two lines per request are replaced by one access line (http/http-hardening.ts).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
+    genReqId: requestIdOf,
+    clientErrorHandler,
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: 2 * requestTimeoutMs,
+    serverFactory: (handler: RequestListener) =>
+      createServer(
+        { connectionsCheckingInterval: TIMEOUT_CHECK_MS, headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs), requestTimeout: requestTimeoutMs },
+        handler,
+      ),
+  });
+  const fastify = adapter.getInstance();
+  registerJsonParser(fastify);
+  registerRequestLogging(fastify);
   const stores = await openStores(config);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
-    logger,
+    logger: new NestJsonLogger(logger),
     bodyParser: false,
     abortOnError: false,
   });
-  app.enableShutdownHooks();
+  await registerSecurityHeaders(app);
+  enableCors(app, config);
   app.get(OpenApiDocument).document = buildOpenApiDocument(app);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

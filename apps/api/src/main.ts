@@ -2,12 +2,15 @@ import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@im/config';
 import { ReadModelsAheadError } from '@im/read-models';
 import { createApp } from './create-app';
+import { closeOnSignals } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen(config.port, config.host);
-  new Logger('Bootstrap').log(
+  const logger = new Logger('Bootstrap');
+  closeOnSignals(app, config.http.shutdownGraceMs, logger);
+  logger.log(
     `Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`,
   );
 }

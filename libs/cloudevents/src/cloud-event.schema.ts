@@ -8,6 +8,8 @@ export type Visibility = (typeof VISIBILITIES)[number];
 
 /** Largest accepted event, serialized. */
 export const MAX_EVENT_BYTES = 64 * 1024;
+/** How deep objects and arrays may nest in an event (the event object itself is level 0). */
+export const MAX_EVENT_NESTING = 32;
 
 const nonEmpty = { type: 'string', minLength: 1, maxLength: 1024 } as const;
 

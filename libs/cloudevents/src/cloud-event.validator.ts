@@ -1,7 +1,7 @@
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { CloudEvent } from './cloud-event';
-import { CLOUD_EVENT_SCHEMA, MAX_EVENT_BYTES } from './cloud-event.schema';
+import { CLOUD_EVENT_SCHEMA, MAX_EVENT_BYTES, MAX_EVENT_NESTING } from './cloud-event.schema';
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 addFormats(ajv, ['date-time', 'uri', 'uri-reference']);
@@ -35,6 +35,18 @@ function describe(error: ErrorObject): string {
   }
 }
 
+/** Walks a value without recursion: true as soon as it finds objects or arrays nested more than `limit` deep. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Checks a parsed request body against the timeline event schema. The raw
  * JSON is checked, not an SDK object: the `im.*` attribute names carry dots,
@@ -43,6 +55,10 @@ function describe(error: ErrorObject): string {
 export function checkCloudEvent(body: unknown): CloudEventCheck {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, tooLarge: false, errors: ['the body must be one CloudEvent as a JSON object (structured mode)'] };
+  }
+  // Checked before anything recursive (JSON.stringify) walks the body: deep enough nesting overflows the stack.
+  if (nestsDeeperThan(body, MAX_EVENT_NESTING)) {
+    return { ok: false, tooLarge: false, errors: [`an event may nest objects and arrays at most ${MAX_EVENT_NESTING} levels deep`] };
   }
   if (Buffer.byteLength(JSON.stringify(body)) > MAX_EVENT_BYTES) {
     return { ok: false, tooLarge: true, errors: [`an event may be at most ${MAX_EVENT_BYTES / 1024} KiB`] };

@@ -17,6 +17,36 @@ export interface AppConfig {
   policy: PolicyConfig;
   /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
   warRoomUrlTemplate: string | null;
+  http: HttpConfig;
+  logLevel: LogLevelName;
+}
+
+export interface HttpConfig {
+  /** Browser origins allowed to call the API (CORS); none by default. */
+  corsOrigins: string[];
+  /** A request must have arrived completely within this time (slow clients are cut off with 408). */
+  requestTimeoutMs: number;
+  /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
+  shutdownGraceMs: number;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+const ORIGIN = /^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i;
+
+function httpConfig(env: Env): HttpConfig {
+  const corsOrigins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  const bad = corsOrigins.find((origin) => !ORIGIN.test(origin));
+  if (bad) throw new ConfigError(`CORS_ORIGINS must list origins like https://app.example.com, comma-separated (got "${bad}")`);
+  return {
+    corsOrigins,
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
 }
 
 export type PolicyConfig = { file: string } & ({ mode: 'embedded' } | { mode: 'opa'; opaUrl: string; timeoutMs: number });
@@ -117,5 +147,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jwt: jwtConfig(env, appEnv),
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
+    http: httpConfig(env),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

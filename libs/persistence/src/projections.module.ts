@@ -11,6 +11,9 @@ import {
   type ReadStore,
 } from '@im/read-models';
 
+/** How long a shutdown waits for the read models to reach the head of the log. */
+const SHUTDOWN_CATCH_UP_MS = 5000;
+
 /**
  * PROJECTOR=embedded: the projection workers run in this process.
  * PROJECTOR=external: apps/projector runs them, and this process only reads their checkpoints.
@@ -39,6 +42,9 @@ export class ProjectionsModule implements OnApplicationBootstrap, BeforeApplicat
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.progress instanceof ProjectionRunner) await this.progress.stop();
+    if (!(this.progress instanceof ProjectionRunner)) return;
+    // Fold everything the log holds before the stores close, so a restart begins caught up.
+    await this.progress.catchUp(SHUTDOWN_CATCH_UP_MS).catch((error: unknown) => new Logger('Projections').warn(String(error)));
+    await this.progress.stop();
   }
 }

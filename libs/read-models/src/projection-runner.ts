@@ -141,6 +141,11 @@ export class ProjectionRunner implements ProjectionProgress {
     return lowest ?? 0n;
   }
 
+  /** Resolves once every projection has applied what the log holds now. */
+  async catchUp(timeoutMs: number): Promise<void> {
+    await this.waitFor(await this.eventStore.headPosition(), timeoutMs);
+  }
+
   /** Resolves once every projection has applied `position`; rejects with ProjectionLagError after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs: number): Promise<void> {
     if (this.position >= position) return Promise.resolve();

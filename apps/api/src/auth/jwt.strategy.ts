@@ -32,6 +32,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
 
   validate(claims: Record<string, unknown>): Principal {
     try {
+      // A token that never expires cannot be taken back.
+      if (typeof claims.exp !== 'number') throw new InvalidClaimsError('exp must be set');
       return principalFromClaims(claims);
     } catch (error) {
       if (error instanceof InvalidClaimsError) throw new UnauthorizedException(`The bearer token's claims are invalid: ${error.message}`);

@@ -4,12 +4,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { absolutePath } from 'swagger-ui-dist';
 import { Public } from '../auth/access.decorators';
+import { pageCsp } from '../http/page-csp';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
   'swagger-ui-standalone-preset.js': 'application/javascript; charset=utf-8',
 };
+
+const INIT = `
+    window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
+  `;
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -22,9 +27,7 @@ const PAGE = `<!doctype html>
   <div id="swagger-ui"></div>
   <script src="/api/v1/docs/swagger-ui-bundle.js"></script>
   <script src="/api/v1/docs/swagger-ui-standalone-preset.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });
-  </script>
+  <script>${INIT}</script>
 </body>
 </html>`;
 
@@ -37,6 +40,8 @@ export class DocsController {
 
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
+  // Swagger UI styles itself with inline styles.
+  @Header('content-security-policy', pageCsp(INIT, { style: ["'unsafe-inline'"] }))
   page(): string {
     return PAGE;
   }

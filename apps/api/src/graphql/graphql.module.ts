@@ -15,7 +15,7 @@ import { GRAPHQL_PATH } from './graphql-path';
 import { IncidentsResolver } from './incidents.resolver';
 import { PlaygroundController } from './playground.controller';
 import { PreferencesResolver } from './preferences.resolver';
-import { queryComplexityPlugin } from './query-complexity.plugin';
+import { queryLimitsPlugin } from './query-limits.plugin';
 
 /** The responders' API: Apollo on the same Fastify server, schema built from the classes in schema.types.ts. */
 @Module({})
@@ -44,7 +44,7 @@ export class GraphqlApiModule {
             csrfPrevention: false,
             context: graphqlContextFactory(authenticator, readStore),
             // No cache hints are used, and the cache-control plugin would wrap every field resolver.
-            plugins: [queryComplexityPlugin(), ApolloServerPluginCacheControlDisabled()],
+            plugins: [queryLimitsPlugin(), ApolloServerPluginCacheControlDisabled()],
           }),
         }),
       ],

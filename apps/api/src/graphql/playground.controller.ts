@@ -1,9 +1,22 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../auth/access.decorators';
+import { pageCsp } from '../http/page-csp';
 import { GRAPHQL_PATH } from './graphql-path';
 
 const GRAPHIQL_VERSION = '3.8.3';
+const UNPKG = 'https://unpkg.com';
+
+const INIT = `
+    ReactDOM.createRoot(document.getElementById('graphiql')).render(
+      React.createElement(GraphiQL, {
+        fetcher: GraphiQL.createFetcher({ url: '${GRAPHQL_PATH}' }),
+        defaultHeaders: JSON.stringify({ Authorization: 'Bearer <paste a token from: npm run token -- --sub you>' }, null, 2),
+        defaultQuery: '{ myIncidents { id title severity status lastUpdate } }',
+        isHeadersEditorEnabled: true,
+      }),
+    );
+  `;
 
 /** A GraphiQL page; the browser loads GraphiQL and React from unpkg. */
 const PAGE = `<!doctype html>
@@ -19,16 +32,7 @@ const PAGE = `<!doctype html>
 </head>
 <body>
   <div id="graphiql">Loading GraphiQL…</div>
-  <script>
-    ReactDOM.createRoot(document.getElementById('graphiql')).render(
-      React.createElement(GraphiQL, {
-        fetcher: GraphiQL.createFetcher({ url: '${GRAPHQL_PATH}' }),
-        defaultHeaders: JSON.stringify({ Authorization: 'Bearer <paste a token from: npm run token -- --sub you>' }, null, 2),
-        defaultQuery: '{ myIncidents { id title severity status lastUpdate } }',
-        isHeadersEditorEnabled: true,
-      }),
-    );
-  </script>
+  <script>${INIT}</script>
 </body>
 </html>`;
 
@@ -39,6 +43,7 @@ const PAGE = `<!doctype html>
 export class PlaygroundController {
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
+  @Header('content-security-policy', pageCsp(INIT, { script: [UNPKG], style: [UNPKG, "'unsafe-inline'"] }))
   page(): string {
     return PAGE;
   }
