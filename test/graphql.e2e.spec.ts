@@ -275,7 +275,8 @@ describe('production mode', () => {
 
 describe('a mobile app with a real GraphQL client (urql)', () => {
   it('runs the on-call flow: declare, see it, ack, note, assign, quiet hours', async () => {
-    await new Promise<void>((resolve) => t.app.getHttpServer().listen(0, '127.0.0.1', resolve));
+    // Listening through Nest, so closing the app closes the listener too.
+    await t.app.listen(0, '127.0.0.1');
     const { port } = t.app.getHttpServer().address() as { port: number };
     const client = new Client({
       url: `http://127.0.0.1:${port}/api/v1/graphql`,
