@@ -42,6 +42,17 @@ export function noteFor(incidentId: string, source = 'im://campaign'): SentEvent
   return { id, originId, body };
 }
 
+/** Declares an incident through REST (open in development) and returns its id. */
+export async function createIncident(url: string, title: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/incidents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title, severity: 'SEV-3' }),
+  });
+  if (res.status !== 201) throw new Error(`declaring answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
 export const append = (url: string, event: SentEvent) =>
   fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers: CLOUDEVENTS, body: event.body });
 

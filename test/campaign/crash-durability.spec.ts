@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { startServer } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
-import { append, caughtUp, counts, noteFor, type SentEvent, sleep, timelineIds } from './campaign';
+import { append, caughtUp, createIncident, counts, noteFor, type SentEvent, sleep, timelineIds } from './campaign';
 
 jest.setTimeout(counts.kills * 30_000 + 60_000);
 
@@ -53,12 +53,7 @@ describe('crash durability under a sustained append load', () => {
     for (let round = 0; round <= counts.kills; round++) {
       const server = await startServer({ DATA_DIR: dir.path });
       if (round === 0) {
-        const created = await fetch(`${server.url}/api/v1/incidents`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ title: 'Crash campaign', severity: 'SEV-2' }),
-        });
-        incidentId = ((await created.json()) as { id: string }).id;
+        incidentId = await createIncident(server.url, 'Crash campaign');
       }
       await verify(server.url);
       if (round === counts.kills) {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
-import { append, caughtUp, noteFor, sleep, timelineIds } from './campaign';
+import { append, caughtUp, createIncident, noteFor, sleep, timelineIds } from './campaign';
 
 jest.setTimeout(60_000);
 
@@ -15,12 +15,7 @@ describe('graceful shutdown (SIGTERM under load, the built server)', () => {
 
   it('finishes the requests in flight, flushes the projections, closes the store, and a restart loses nothing', async () => {
     const server = await startServer({ DATA_DIR: dir.path });
-    const created = await fetch(`${server.url}/api/v1/incidents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Shutdown campaign', severity: 'SEV-3' }),
-    });
-    const incidentId = ((await created.json()) as { id: string }).id;
+    const incidentId = await createIncident(server.url, 'Shutdown campaign');
 
     let signalledAt = Infinity;
     const acknowledged = new Set<string>();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startServer } from '../support/server-process';
 import { tempDir } from '../support/temp-dir';
-import { append, caughtUp, noteFor, timelineIds } from './campaign';
+import { append, caughtUp, createIncident, noteFor, timelineIds } from './campaign';
 
 jest.setTimeout(60_000);
 
@@ -13,12 +13,7 @@ describe('idempotency under races (the built server)', () => {
 
   it(`stores ${COPIES} concurrent identical appends once, and still once after a kill -9 and restart`, async () => {
     let server = await startServer({ DATA_DIR: dir.path });
-    const created = await fetch(`${server.url}/api/v1/incidents`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Race campaign', severity: 'SEV-3' }),
-    });
-    const incidentId = ((await created.json()) as { id: string }).id;
+    const incidentId = await createIncident(server.url, 'Race campaign');
     const same = noteFor(incidentId);
     // The same origin id under fresh CloudEvent ids: a monitoring system re-sending one alert.
     const reissued = Array.from({ length: COPIES }, () => ({ ...same, body: same.body.replace(same.id, randomUUID()) }));
