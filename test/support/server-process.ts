@@ -10,6 +10,8 @@ function requireBuilt(file: string): void {
   if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm test does)`);
 }
 
+const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
+
 export interface ServerProcess {
   url: string;
   child: ChildProcess;
@@ -31,10 +33,14 @@ export function startServer(env: Record<string, string>, timeoutMs = 20_000): Pr
   );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs);
+    let listening = false;
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      // The access log can run to megabytes under a benchmark: keep the first few, and stop searching once started.
+      if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString();
+      if (listening) return;
       const match = output.match(/listening on (http:\/\/\S+),/);
       if (match) {
+        listening = true;
         clearTimeout(timer);
         resolve({ url: match[1].replace('[::1]', '127.0.0.1'), child, output: () => output, exited });
       }
