@@ -82,4 +82,16 @@ describe('structured logs (the built server, production mode)', () => {
     const everything = lines.join('\n');
     for (const secretText of [secret, good, forged, good.split('.')[2], 'Bearer']) expect(everything).not.toContain(secretText);
   });
+
+  it('keeps the start and stop lines at LOG_LEVEL=warn, and drops the access lines', async () => {
+    const quiet = tempDir('campaign-logs-warn');
+    const server = await startServer({ DATA_DIR: quiet.path, LOG_LEVEL: 'warn' });
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/listening on http/);
+    expect(server.output()).toMatch(/Shut down cleanly/);
+    expect(server.output()).not.toMatch(/request completed/);
+    quiet.remove();
+  });
 });

@@ -1,5 +1,5 @@
-import type { Logger } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * SIGTERM/SIGINT: stop accepting connections, let in-flight requests finish
@@ -9,14 +9,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
  * Nest's own shutdown hooks would stop the projections and close the stores
  * before the HTTP server, failing the very requests being drained.
  */
-export function closeOnSignals(app: NestFastifyApplication, graceMs: number, logger: Logger): void {
+export function closeOnSignals(app: NestFastifyApplication, graceMs: number, logger: FastifyBaseLogger): void {
   let closing: Promise<void> | undefined;
   const close = (signal: NodeJS.Signals) => {
     if (closing) return;
-    logger.log(`${signal}: draining in-flight requests, then closing the stores`);
+    logger.info(`${signal}: draining in-flight requests, then closing the stores`);
     closing = drainAndClose(app, graceMs).then(
       () => {
-        logger.log('Shut down cleanly');
+        logger.info('Shut down cleanly');
         process.exit(0);
       },
       (error: unknown) => {

@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '@im/config';
 import { ReadModelsAheadError } from '@im/read-models';
 import { createApp } from './create-app';
@@ -8,11 +7,13 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen(config.port, config.host);
-  const logger = new Logger('Bootstrap');
-  closeOnSignals(app, config.http.shutdownGraceMs, logger);
-  logger.log(
-    `Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`,
-  );
+  // Start and stop are announced at info even when LOG_LEVEL hides other info lines: operators (and scripts) wait for them.
+  const lifecycle = app
+    .getHttpAdapter()
+    .getInstance()
+    .log.child({ context: 'Lifecycle' }, { level: config.logLevel === 'silent' ? 'silent' : 'info' });
+  closeOnSignals(app, config.http.shutdownGraceMs, lifecycle);
+  lifecycle.info(`Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`);
 }
 
 main().catch((error: unknown) => {
