@@ -160,33 +160,40 @@ export class SqliteEventStore implements EventStore {
     this.pending = [];
     this.flushScheduled = false;
     if (batch.length === 0) return;
-    const from = Number(this.selectHead.get()) + 1;
+    try {
+      await this.commitAndSync(batch);
+    } finally {
+      this.scheduleFlush();
+    }
+  }
+
+  /** One transaction for the batch, then one sync; only then are its appends answered and its events shown to followers. */
+  private async commitAndSync(batch: PendingAppend[]): Promise<void> {
     let outcomes;
     try {
       outcomes = this.appendBatch(batch);
     } catch (error) {
       batch.forEach((append) => append.reject(error));
-      this.scheduleFlush();
       return;
     }
-    const done = new Promise<void>((resolve, reject) => fdatasync(this.walFd, (error) => (error ? reject(error) : resolve())));
-    this.syncing = { done, from };
-    try {
-      await done;
-    } catch (error) {
-      // Not known to be on disk: no append of the batch may be reported as stored.
-      batch.forEach((append) => append.reject(error));
-      return;
-    } finally {
-      this.syncing = undefined;
+    const stored = outcomes.flatMap((outcome) => (outcome.ok ? outcome.recorded : []));
+    if (stored.length > 0) {
+      const done = new Promise<void>((resolve, reject) => fdatasync(this.walFd, (error) => (error ? reject(error) : resolve())));
+      this.syncing = { done, from: Number(stored[0].position) };
+      try {
+        await done;
+      } catch (error) {
+        // Not known to be on disk: no append of the batch may be reported as stored.
+        batch.forEach((append) => append.reject(error));
+        return;
+      } finally {
+        this.syncing = undefined;
+      }
+      this.recent.push(...stored);
+      if (this.recent.length > RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
     }
-    for (const outcome of outcomes) if (outcome.ok) this.recent.push(...outcome.recorded);
-    if (this.recent.length > RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
-    outcomes.forEach((outcome, i) =>
-      outcome.ok ? batch[i].resolve(outcome.result) : batch[i].reject(outcome.error),
-    );
-    if (outcomes.some((outcome) => outcome.ok)) this.appended.emit('append');
-    this.scheduleFlush();
+    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i].resolve(outcome.result) : batch[i].reject(outcome.error)));
+    if (stored.length > 0) this.appended.emit('append');
   }
 
   private write({ streamId, events, expected, dedupKeys }: PendingAppend): { result: AppendResult; recorded: RecordedEvent[] } {
