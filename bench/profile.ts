@@ -11,7 +11,7 @@ import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { API_MAIN } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
-import { load } from './support/load';
+import { listeningUrl, load } from './support/load';
 import { seedLedger, uniqueEvents } from './timeline.bench';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -83,14 +83,7 @@ async function main() {
     env: { ...process.env, DATA_DIR: data.path, PORT: '0', NO_COLOR: '1', APP_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve) => {
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = out.match(/listening on (http:\/\/\S+),/);
-      if (m) resolve(m[1].replace('[::1]', '127.0.0.1'));
-    });
-  });
+  const url = await listeningUrl(child);
   // Let the start-up catch-up finish so the profile shows the workload alone.
   await new Promise((r) => setTimeout(r, workload === 'page-1000' ? 8000 : 500));
   console.log(`${workload}:`, await WORKLOADS[workload](url));

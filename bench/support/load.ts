@@ -45,11 +45,15 @@ export const startTsServer = (file: string, args: string[] = []) =>
 export const listeningUrl = (child: ChildProcess) =>
   new Promise<string>((resolve) => {
     let out = '';
-    child.stdout!.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       out += c.toString();
       const m = out.match(/listening on (\S+),/);
-      if (m) resolve(m[1].replace('[::1]', '127.0.0.1'));
-    });
+      if (!m) return;
+      // Keep draining the pipe, but stop collecting: a server's access log would grow without end.
+      child.stdout!.off('data', onData).resume();
+      resolve(m[1].replace('[::1]', '127.0.0.1'));
+    };
+    child.stdout!.on('data', onData);
   });
 
 /** Runs `work` against the built api on a fresh data directory (seeded by `seed` first), then stops it and removes the directory. */

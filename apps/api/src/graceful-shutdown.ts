@@ -29,7 +29,7 @@ export function closeOnSignals(app: NestFastifyApplication, graceMs: number, log
   process.on('SIGINT', close);
 }
 
-export async function drainAndClose(app: NestFastifyApplication, graceMs: number): Promise<void> {
+async function drainAndClose(app: NestFastifyApplication, graceMs: number): Promise<void> {
   const server = app.getHttpServer() as import('node:http').Server;
   const cut = setTimeout(() => server.closeAllConnections(), graceMs);
   try {
