@@ -53,4 +53,15 @@ describe('OPA adapter failures are fail-closed', () => {
     await expect(down.decide(input)).rejects.toThrow(PolicyUnavailableError);
     await expect(down.ping()).rejects.toThrow(PolicyUnavailableError);
   });
+
+  it('says why it cannot decide, never where OPA is', async () => {
+    const down = new OpaPdp('http://127.0.0.1:9', 200);
+    const error = await down.decide(input).catch((e: Error) => e);
+    expect((error as Error).message).toMatch(/^OPA is unavailable: cannot connect/);
+    expect((error as Error).message).not.toContain('127.0.0.1');
+    opa.setMode('slow');
+    const slow = await pdp.decide(input).catch((e: Error) => e);
+    expect((slow as Error).message).toBe('OPA is unavailable: no answer within 200 ms');
+    expect((slow as Error).message).not.toContain(opa.url.replace('http://', ''));
+  });
 });

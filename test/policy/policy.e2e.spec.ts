@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { EmbeddedPdp, loadTimelinePolicy } from '@im/policy';
 import { startTestApp, type TestApp } from '../support/app';
@@ -44,6 +44,9 @@ async function seed(t: TestApp): Promise<{ incidentId: string; events: Seeded[];
             subject: `incident/${incidentId}`,
             'im.actor': `actor-${secret}`,
             'im.correlation_key': correlation,
+            'im.origin_id': `origin-${secret}`,
+            'im.fingerprint': `fingerprint-${secret}`,
+            x_email: `email-${secret}`,
             ...(visibility ? { 'im.visibility': visibility } : {}),
             ...(classes.length ? { 'im.data_class': classes } : {}),
             data: { title: `title-${secret}`, content: `content-${secret}`, host: `host-${secret}`, severity: 'SEV-2', service: 'checkout' },
@@ -108,9 +111,10 @@ describe.each([
     expect(noteIds(list.events)).toEqual([...expectedIds].sort());
     list.events.filter((v: { id: string }) => byId.has(v.id)).forEach((v: Record<string, unknown>) => expectShownAs(v, byId.get(v.id as string)!, [...access]));
 
-    // Cross-incident query
+    // Cross-incident query: a redacted event does not show its correlation key, so the key does not find it
     const query = (await t.http().post('/api/v1/timeline/query').set(auth).send({ correlation_key: seeded.correlation, limit: 1000 }).expect(200)).body;
-    expect(noteIds(query.events)).toEqual([...expectedIds].sort());
+    const unredactedIds = seeded.events.filter((e) => visibleTo(clearance, e) && missing([...access], e).length === 0).map((e) => e.id);
+    expect(noteIds(query.events)).toEqual([...unredactedIds].sort());
     query.events.forEach((v: Record<string, unknown>) => expectShownAs(v, byId.get(v.id as string)!, [...access]));
 
     // Single reads: withheld is 404, exactly like an unknown id
@@ -133,7 +137,14 @@ describe.each([
       expect(ce.data.severity).toBe('SEV-2');
       expect(ce.data.host).toBe(hidden.length ? '[REDACTED]' : `host-${e.secret}`);
       expect(ce['im.actor']).toBe(hidden.includes('pii') ? '[REDACTED]' : `actor-${e.secret}`);
-      if (hidden.length) expect(ce['im.redacted']).toContain('data.host');
+      if (hidden.length) {
+        expect(ce['im.redacted']).toContain('data.host');
+        // The allow-list: nothing else of the event, whatever the producer sent
+        const kept = ['specversion', 'id', 'source', 'type', 'time', 'subject', 'data', 'im.actor', 'im.data_class', 'im.redacted'];
+        expect(Object.keys(ce).sort()).toEqual([...kept, ...(e.visibility ? ['im.visibility'] : [])].sort());
+      } else {
+        expect(ce).toMatchObject({ 'im.origin_id': `origin-${e.secret}`, 'im.fingerprint': `fingerprint-${e.secret}`, x_email: `email-${e.secret}` });
+      }
     }
 
     // Export, Markdown: one section per visible event, secrets only where granted
@@ -158,6 +169,117 @@ describe.each([
       (await t.http().get(`/api/v1/incidents/${seeded.incidentId}`)).text,
     ];
     for (const body of bodies) for (const secret of piiSecrets) expect(body).not.toContain(secret);
+  });
+});
+
+describe('what a caller cannot see finds nothing: filters, pages and cursors', () => {
+  let t: TestApp;
+  let incidentId: string;
+  const run = randomUUID().slice(0, 8);
+  const actor = `dana.private.${run}`;
+  const piiKey = `pii-${run}`;
+  const secretKey = `withheld-${run}`;
+  const fingerprint = `fp-${run}`;
+  const everything = bearer(token({ sub: 'auditor', roles: ALL_ROLES, clearance: 'confidential', data_access: ['pii', 'phi', 'legal_hold'] }));
+  const noPii = bearer(token({ sub: 'no-pii', roles: ALL_ROLES, clearance: 'confidential', data_access: ['phi'] }));
+  const publicOnly = bearer(token({ sub: 'public', roles: ALL_ROLES, clearance: 'public', data_access: ['pii', 'phi', 'legal_hold'] }));
+  const EMPTY = { events: [], next_cursor: null };
+  const WITHHELD = 25;
+
+  const append = (fields: Record<string, unknown>) =>
+    t
+      .http()
+      .post('/api/v1/timeline/events')
+      .set({ ...writer, 'content-type': 'application/cloudevents+json' })
+      .send(JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'im://leak-test', type: 'im.incident.note', subject: `incident/${incidentId}`, ...fields }))
+      .expect(201);
+  const query = (auth: Record<string, string>, body: Record<string, unknown>) => t.http().post('/api/v1/timeline/query').set(auth).send(body);
+  const timeline = (auth: Record<string, string>, q: string) => t.http().get(`/api/v1/incidents/${incidentId}/timeline${q}`).set(auth);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    incidentId = (await t.http().post('/api/v1/incidents').send({ title: 'Leaks', severity: 'SEV-3' }).expect(201)).body.id;
+    for (const minute of [1, 2, 3]) {
+      await append({
+        time: `2026-11-22T10:0${minute}:00Z`,
+        'im.actor': actor,
+        'im.data_class': ['pii'],
+        'im.visibility': 'public',
+        'im.correlation_key': piiKey,
+        'im.fingerprint': fingerprint,
+        data: { content: 'private words' },
+      });
+    }
+    // More withheld matches than a page used to read on past (ten reads of limit + 1)
+    for (let second = 10; second < 10 + WITHHELD; second++) {
+      await append({ time: `2026-11-22T11:00:${second}Z`, 'im.visibility': 'confidential', 'im.correlation_key': secretKey });
+    }
+  });
+  afterAll(() => t.close());
+
+  it('finds by actor, correlation key and fingerprint for a caller who sees them', async () => {
+    expect((await timeline(everything, `?actor=${actor}`).expect(200)).body.events).toHaveLength(3);
+    for (const body of [{ actor }, { correlation_key: piiKey }, { fingerprint }]) {
+      expect((await query(everything, body).expect(200)).body.events).toHaveLength(3);
+    }
+    expect((await query(everything, { correlation_key: secretKey }).expect(200)).body.events).toHaveLength(WITHHELD);
+  });
+
+  it('answers a right guess of a redacted actor exactly like a wrong one (incident timeline and query)', async () => {
+    // The caller sees the events, with the actor as [REDACTED]
+    const shown = (await timeline(noPii, '?from=2026-11-22T10:00:00Z&to=2026-11-22T10:59:00Z').expect(200)).body.events;
+    expect(shown.map((e: { actor: string }) => e.actor)).toEqual(['[REDACTED]', '[REDACTED]', '[REDACTED]']);
+    for (const limit of [1, 2, 50]) {
+      expect((await timeline(noPii, `?actor=${actor}&limit=${limit}`).expect(200)).body).toEqual(EMPTY);
+      expect((await timeline(noPii, `?actor=nobody&limit=${limit}`).expect(200)).body).toEqual(EMPTY);
+      expect((await query(noPii, { actor, limit }).expect(200)).body).toEqual(EMPTY);
+      expect((await query(noPii, { actor: '[REDACTED]', limit }).expect(200)).body).toEqual(EMPTY);
+    }
+  });
+
+  it('does not find a redacted event by its correlation key or fingerprint, which it does not show', async () => {
+    for (const body of [{ correlation_key: piiKey }, { fingerprint }, { correlation_key: piiKey, limit: 1 }, { fingerprint, limit: 1 }]) {
+      expect((await query(noPii, body).expect(200)).body).toEqual(EMPTY);
+    }
+  });
+
+  it('ends a result whose matches are all withheld with next_cursor null', async () => {
+    for (const limit of [1, 2, 50]) {
+      expect((await query(publicOnly, { correlation_key: secretKey, limit }).expect(200)).body).toEqual(EMPTY);
+      expect((await timeline(publicOnly, `?limit=${limit}&from=2026-11-22T11:00:00Z`).expect(200)).body).toEqual(EMPTY);
+    }
+  });
+
+  it('seals cursors: the position cannot be read, and they page as before', async () => {
+    const first = (await query(everything, { correlation_key: piiKey, limit: 1, order: 'asc' }).expect(200)).body;
+    expect(first.events).toHaveLength(1);
+    const decoded = Buffer.from(first.next_cursor, 'base64url').toString('latin1');
+    expect(decoded).not.toMatch(/2026|10:0\d/);
+    const second = (await query(everything, { correlation_key: piiKey, limit: 2, order: 'asc', cursor: first.next_cursor }).expect(200)).body;
+    expect(second.events.map((e: { event_time: string }) => e.event_time)).toEqual(['2026-11-22T10:02:00.000Z', '2026-11-22T10:03:00.000Z']);
+    expect(second.next_cursor).toBeNull();
+  });
+
+  it('refuses a cursor that was changed, forged, oversized, or is replayed by another caller or with other filters', async () => {
+    const body = { correlation_key: piiKey, limit: 1 };
+    const cursor: string = (await query(everything, body).expect(200)).body.next_cursor;
+    const flipped = cursor.slice(0, 20) + (cursor[20] === 'A' ? 'B' : 'A') + cursor.slice(21);
+    // What the unsealed format was: base64url JSON [time, position, tag], with a tag anyone could compute
+    const tag = createHash('sha256').update(JSON.stringify({ correlationKey: piiKey, order: 'desc' })).digest('base64url').slice(0, 12);
+    const forged = (position: string) => Buffer.from(JSON.stringify(['2026-11-22T10:02:00.000Z', position, tag])).toString('base64url');
+    const auditorTwin = bearer(token({ sub: 'another-auditor', roles: ALL_ROLES, clearance: 'confidential', data_access: ['pii', 'phi', 'legal_hold'] }));
+    for (const [auth, attempt] of [
+      [everything, { ...body, cursor: flipped }],
+      [everything, { ...body, cursor: forged('1') }],
+      [everything, { ...body, cursor: forged('9'.repeat(400)) }],
+      [everything, { ...body, cursor: 'A'.repeat(100_000) }],
+      [everything, { ...body, cursor: `${cursor}${'A'.repeat(400)}` }],
+      [everything, { ...body, order: 'asc', cursor }],
+      [auditorTwin, { ...body, cursor }],
+    ] as const) {
+      expectError(await query(auth, attempt), 400, /cursor is malformed or belongs to another query/);
+    }
+    expect((await query(everything, { ...body, cursor }).expect(200)).body.events).toHaveLength(1);
   });
 });
 
@@ -192,5 +314,18 @@ describe('fail-closed: POLICY_MODE=opa with no OPA running', () => {
     expectError(res, 503, /policy decision point is unavailable/);
     expect(res.text).not.toContain('sensitive words');
     expect(res.text).not.toContain('fc-1');
+    expect(res.text).not.toContain('127.0.0.1:9');
+  });
+
+  it.each([
+    ['an unknown event id', () => t.http().get('/api/v1/timeline/events/no-such-event')],
+    ['a query without matches', () => t.http().post('/api/v1/timeline/query').send({ correlation_key: 'nothing-has-this-key' })],
+    ['the timeline of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline')],
+    ['the export of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline/export')],
+  ])('answers %s with the same 503, whatever is stored', async (_, call) => {
+    const known = await t.http().get('/api/v1/timeline/events/fc-1').set(auth);
+    const res = await call().set(auth);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual(known.body);
   });
 });

@@ -26,15 +26,29 @@ function redactData(data: Record<string, unknown>, rules: Redaction): [Record<st
 }
 
 /**
+ * What a redacted event shows of the CloudEvent: only the allow-listed
+ * attributes, plus `im.actor` and `data` for the decision to replace. Anything
+ * else (`data_base64`, `im.origin_id`, `im.correlation_key`, `im.fingerprint`,
+ * extensions the service does not know) is left out, so a new attribute is
+ * hidden until the policy file names it.
+ */
+function allowListed(event: CloudEvent, rules: Redaction): CloudEvent {
+  const kept = new Set([...rules.attributes_kept, 'im.actor', 'data']);
+  return Object.fromEntries(Object.entries(event).filter(([name]) => kept.has(name))) as unknown as CloudEvent;
+}
+
+/**
  * Applies a decision to a timeline entry: the read view and the CloudEvent an
  * export shows. The title is a data value too (it is lifted out of `data`), so
- * it is redacted with the data unless it is the service's own summary.
+ * it is redacted with the data unless it is the service's own summary. The
+ * view's correlation key and fingerprint are those of the event shown, so
+ * nothing downstream (filters included) can use a value the caller cannot see.
  */
 export function redactEntry(entry: TimelineEntry, decision: PolicyDecision, rules: Redaction): RedactedEntry {
   if (decision.redact.length === 0) return { entry, redacted: [] };
   const redacted: string[] = [];
-  const view: TimelineEntry = { ...entry };
-  const event: CloudEvent = { ...entry.event };
+  const event = allowListed(entry.event, rules);
+  const { correlationKey: _key, fingerprint: _fingerprint, ...view } = entry;
   if (decision.redact.includes('content')) {
     view.content = rules.replacement;
     redacted.push('content');
@@ -54,6 +68,8 @@ export function redactEntry(entry: TimelineEntry, decision: PolicyDecision, rule
     if (event['im.actor'] !== undefined) event['im.actor'] = rules.replacement;
     redacted.push('actor');
   }
-  view.event = { ...event, 'im.redacted': redacted } as CloudEvent;
-  return { entry: view, redacted };
+  const shown: TimelineEntry = { ...view, event: { ...event, 'im.redacted': redacted } as CloudEvent };
+  if (event['im.correlation_key'] !== undefined) shown.correlationKey = event['im.correlation_key'];
+  if (event['im.fingerprint'] !== undefined) shown.fingerprint = event['im.fingerprint'];
+  return { entry: shown, redacted };
 }

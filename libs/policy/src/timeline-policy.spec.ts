@@ -16,7 +16,12 @@ describe('loadTimelinePolicy', () => {
   it('reads the shipped policy file', () => {
     expect(loadTimelinePolicy(shipped)).toMatchObject({
       default_visibility: 'internal',
-      redaction: { replacement: '[REDACTED]', data_keys_kept: ['severity', 'service'], actor_redacted_for: ['pii'] },
+      redaction: {
+        replacement: '[REDACTED]',
+        attributes_kept: ['specversion', 'id', 'source', 'type', 'time', 'subject', 'datacontenttype', 'im.visibility', 'im.data_class'],
+        data_keys_kept: ['severity', 'service'],
+        actor_redacted_for: ['pii'],
+      },
     });
   });
 
@@ -30,5 +35,15 @@ describe('loadTimelinePolicy', () => {
     const attempt = () => loadTimelinePolicy(file);
     expect(attempt).toThrow(PolicyFileError);
     expect(attempt).toThrow(/roles must map actions to role names; visibility_rank must map levels to whole numbers; default_visibility/);
+  });
+
+  it.each([
+    [undefined, /redaction.attributes_kept must be a list of CloudEvent attribute names/],
+    [['specversion', 'id', 'type'], /redaction.attributes_kept must keep source, time/],
+    [['specversion', 'id', 'source', 'type', 'time', 'data_base64', 'im.actor'], /must not name data_base64, im.actor \(the decision governs them\)/],
+  ])('refuses an allow-list of redacted attributes %j that is missing, breaks CloudEvents or names what the decision governs', (attributes, message) => {
+    const shippedPolicy = loadTimelinePolicy(shipped);
+    const file = write('allow-list.json', JSON.stringify({ ...shippedPolicy, redaction: { ...shippedPolicy.redaction, attributes_kept: attributes } }));
+    expect(() => loadTimelinePolicy(file)).toThrow(message);
   });
 });

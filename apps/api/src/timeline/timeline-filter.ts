@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import type { TimelinePosition, TimelineQuery } from '@im/read-models';
+import type { RedactedEntry } from '@im/policy';
+import type { TimelineQuery } from '@im/read-models';
 
 export const DEFAULT_TIMELINE_LIMIT = 50;
 export const MAX_TIMELINE_LIMIT = 1000;
@@ -68,32 +68,14 @@ function typeOf(value: string | undefined, name: string): TimelineQuery['type'] 
   return value.endsWith('*') ? { prefix: value.slice(0, -1) } : { exact: value };
 }
 
-/** Ties a cursor to the query it came from, so it cannot be replayed against another. */
-const queryTag = (query: Omit<TimelineQuery, 'limit' | 'after'>) =>
-  createHash('sha256').update(JSON.stringify(query)).digest('base64url').slice(0, 12);
-
-export function encodeTimelineCursor(query: TimelineQuery, last: TimelinePosition): string {
-  const { limit: _limit, after: _after, ...shape } = query;
-  return Buffer.from(JSON.stringify([last.eventTime, String(last.position), queryTag(shape)])).toString('base64url');
-}
-
-function decodeCursor(cursor: unknown, shape: Omit<TimelineQuery, 'limit' | 'after'>): TimelinePosition {
-  const invalid = new BadRequestException('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
-  if (typeof cursor !== 'string') throw invalid;
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
-  }
-  if (!Array.isArray(value) || value.length !== 3 || !value.every((v) => typeof v === 'string')) throw invalid;
-  const [eventTime, position, tag] = value as string[];
-  if (tag !== queryTag(shape) || !/^\d+$/.test(position)) throw invalid;
-  return { eventTime, position: BigInt(position) };
+/** A validated filter: the read-model query, and the cursor to resume after (opened by the reader, which knows the key). */
+export interface TimelineFilter {
+  query: TimelineQuery;
+  cursor?: string;
 }
 
 /** Validates a timeline filter from query parameters or a query body into a read-model query. */
-export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterNames, fixed: Partial<TimelineQuery> = {}): TimelineQuery {
+export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterNames, fixed: Partial<TimelineQuery> = {}): TimelineFilter {
   const order = raw.order ?? 'desc';
   if (order !== 'asc' && order !== 'desc') throw new BadRequestException('order must be asc or desc');
   const shape: Omit<TimelineQuery, 'limit' | 'after'> = {
@@ -111,9 +93,34 @@ export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterN
     throw new BadRequestException(`${names.from} must not be after ${names.to}`);
   }
   for (const key of Object.keys(shape) as (keyof typeof shape)[]) if (shape[key] === undefined) delete shape[key];
-  return {
-    ...shape,
-    limit: limitOf(raw.limit, names.fromQueryString),
-    after: raw.cursor === undefined ? undefined : decodeCursor(raw.cursor, shape),
-  };
+  const { cursor } = raw;
+  if (cursor !== undefined && typeof cursor !== 'string') throw new BadRequestException('cursor must be the next_cursor of the previous page');
+  return { query: { ...shape, limit: limitOf(raw.limit, names.fromQueryString) }, cursor };
 }
+
+type Filter = Exclude<keyof TimelineQuery, 'order' | 'limit' | 'after'>;
+
+/**
+ * What the caller is shown of the value each filter matches on; null where
+ * redaction never hides it (the incident, the type and the time stay shown).
+ * Every filter must be listed, so a new one needs a decision here.
+ */
+const SHOWN_VALUE: Record<Filter, ((shown: RedactedEntry) => string | undefined) | null> = {
+  incidentId: null,
+  type: null,
+  from: null,
+  to: null,
+  actor: ({ entry, redacted }) => (redacted.includes('actor') ? undefined : entry.actor),
+  correlationKey: ({ entry }) => entry.correlationKey,
+  fingerprint: ({ entry }) => entry.fingerprint,
+};
+
+/**
+ * Whether an event the store matched still matches as the caller is shown it:
+ * a filter never matches a value the caller cannot see, so a right guess of a
+ * redacted actor (or correlation key, or fingerprint) looks like a wrong one.
+ */
+export const matchesAsShown = (query: TimelineQuery, shown: RedactedEntry): boolean =>
+  (Object.entries(SHOWN_VALUE) as [Filter, ((shown: RedactedEntry) => string | undefined) | null][]).every(
+    ([filter, value]) => value === null || query[filter] === undefined || value(shown) === query[filter],
+  );

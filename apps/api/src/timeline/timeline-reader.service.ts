@@ -11,22 +11,24 @@ import {
 import { READ_STORE, type ReadStore, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { TIMELINE_POLICY } from '../policy/policy.module';
-import { encodeTimelineCursor } from './timeline-filter';
+import { TimelineCursors } from './timeline-cursor';
+import { matchesAsShown } from './timeline-filter';
 
 export interface TimelinePage {
   entries: RedactedEntry[];
   nextCursor: string | null;
 }
 
-const EXPORT_BATCH = 1000;
-/** How many more reads a page may take to fill up when the policy withholds events. */
-const MAX_FILL_ROUNDS = 10;
+/** Rows per read of an export, and the most a page reads at once while the policy withholds events. */
+const BATCH = 1000;
 
 /**
  * Every read of timeline data goes through here (single event, incident
  * timeline, search, export): each event is shown only as the policy decision
  * point allows, withheld or redacted. If the PDP cannot decide, the read fails
- * with PolicyUnavailableError and nothing is shown.
+ * with PolicyUnavailableError and nothing is shown. The PDP is asked on every
+ * read, even when nothing was found, and before any 404, so an unavailable PDP
+ * answers 503 whatever is stored (no existence oracle).
  */
 @Injectable()
 export class TimelineReader {
@@ -34,61 +36,69 @@ export class TimelineReader {
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(TIMELINE_POLICY) private readonly policy: TimelinePolicy,
+    private readonly cursors: TimelineCursors,
   ) {}
 
   async event(caller: Principal, eventId: string): Promise<RedactedEntry> {
     const row = await this.readStore.timeline.findByEventId(eventId);
     // A withheld event answers exactly like one that does not exist.
-    const [shown] = row ? await this.authorize(caller, 'timeline.read', [row]) : [];
+    const [shown] = await this.authorize(caller, 'timeline.read', row ? [row] : []);
     if (!shown) throw new NotFoundError(`Timeline event ${eventId} not found`);
     return shown.entry;
   }
 
-  async incidentTimeline(caller: Principal, incidentId: string, query: TimelineQuery): Promise<TimelinePage> {
+  async incidentTimeline(caller: Principal, incidentId: string, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
+    const page = await this.page(caller, 'timeline.read', query, cursor);
     await this.requireIncident(incidentId);
-    return this.page(caller, 'timeline.read', query);
+    return page;
   }
 
-  search(caller: Principal, query: TimelineQuery): Promise<TimelinePage> {
-    return this.page(caller, 'timeline.query', query);
+  search(caller: Principal, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
+    return this.page(caller, 'timeline.query', query, cursor);
   }
 
   /** The whole timeline the caller may see, oldest first. */
   async export(caller: Principal, incidentId: string): Promise<RedactedEntry[]> {
-    await this.requireIncident(incidentId);
     const shown: RedactedEntry[] = [];
     let after: TimelineQuery['after'];
     for (;;) {
-      const rows = await this.readStore.timeline.list({ incidentId, order: 'asc', limit: EXPORT_BATCH, after });
+      const rows = await this.readStore.timeline.list({ incidentId, order: 'asc', limit: BATCH, after });
       shown.push(...(await this.authorize(caller, 'timeline.export', rows)).map((s) => s.entry));
-      if (rows.length < EXPORT_BATCH) return shown;
+      if (rows.length < BATCH) break;
       after = positionOf(rows[rows.length - 1]);
     }
+    await this.requireIncident(incidentId);
+    return shown;
   }
 
-  /** A page of `limit` events the caller may see; reads on while the policy withholds some. */
-  private async page(caller: Principal, action: PolicyAction, query: TimelineQuery): Promise<TimelinePage> {
+  /**
+   * A page of `limit` events the caller may see and that match the filters as
+   * shown to the caller. It reads on, in growing batches, past every event the
+   * policy withholds or that matches only on a hidden value, until it has one
+   * shown event beyond the page or the store has no more: so the page and its
+   * `next_cursor` are the same whether or not hidden matches exist, and a
+   * cursor always resumes after a shown event.
+   */
+  private async page(caller: Principal, action: PolicyAction, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
     const shown: { entry: RedactedEntry; row: TimelineRow }[] = [];
-    let after = query.after;
-    let more = true;
-    for (let round = 0; round < MAX_FILL_ROUNDS && more && shown.length <= query.limit; round++) {
-      // One row more than asked tells whether another page exists.
-      const rows = await this.readStore.timeline.list({ ...query, after, limit: query.limit + 1 });
-      shown.push(...(await this.authorize(caller, action, rows)));
-      more = rows.length > query.limit;
-      if (rows.length) after = positionOf(rows[rows.length - 1]);
+    let after = cursor === undefined ? undefined : this.cursors.open(caller, query, cursor);
+    let batch = query.limit + 1;
+    for (;;) {
+      const rows = await this.readStore.timeline.list({ ...query, after, limit: batch });
+      shown.push(...(await this.authorize(caller, action, rows)).filter((s) => matchesAsShown(query, s.entry)));
+      if (rows.length < batch || shown.length > query.limit) break;
+      after = positionOf(rows[rows.length - 1]);
+      batch = Math.min(batch * 2, BATCH);
     }
     const page = shown.slice(0, query.limit);
-    const resumeAt = shown.length > query.limit ? positionOf(page[page.length - 1].row) : after;
     return {
       entries: page.map((s) => s.entry),
-      nextCursor: (shown.length > query.limit || more) && resumeAt ? encodeTimelineCursor(query, resumeAt) : null,
+      nextCursor: shown.length > query.limit ? this.cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null,
     };
   }
 
-  /** Asks the PDP once for a batch; keeps what it shows, redacted as it says. */
+  /** Asks the PDP once for a batch, even an empty one; keeps what it shows, redacted as it says. */
   private async authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[]) {
-    if (rows.length === 0) return [];
     const decisions = await this.pdp.decide({
       subject: { sub: caller.sub, roles: caller.roles, clearance: caller.clearance, data_access: caller.dataAccess },
       action,

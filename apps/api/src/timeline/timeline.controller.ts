@@ -107,7 +107,7 @@ export class TimelineController {
     @CurrentPrincipal() caller: Principal,
   ): Promise<TimelineResponse> {
     const filter = parseTimelineFilter(query, INCIDENT_TIMELINE_PARAMS, { incidentId: id });
-    return toResponse(await this.reader.incidentTimeline(caller, id, filter));
+    return toResponse(await this.reader.incidentTimeline(caller, id, filter.query, filter.cursor));
   }
 
   @Post('timeline/query')
@@ -137,7 +137,8 @@ export class TimelineController {
     if (!QUERY_CRITERIA.some((key) => fields[key] !== undefined)) {
       throw new BadRequestException(`At least one of ${QUERY_CRITERIA.join(', ')} is required`);
     }
-    return toResponse(await this.reader.search(caller, parseTimelineFilter(fields, QUERY_BODY_FIELDS)));
+    const filter = parseTimelineFilter(fields, QUERY_BODY_FIELDS);
+    return toResponse(await this.reader.search(caller, filter.query, filter.cursor));
   }
 
   @Get('incidents/:id/timeline/export')

@@ -1,14 +1,22 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG } from '@im/config';
 import { LedgerModule } from '../ledger/ledger.module';
 import { IncidentRouting } from './incident-routing';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
+import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
 
 @Module({
   imports: [LedgerModule],
   controllers: [TimelineController],
-  providers: [TimelineAppendHandler, TimelineReader, IncidentRouting],
+  providers: [
+    TimelineAppendHandler,
+    TimelineReader,
+    IncidentRouting,
+    TimelineCursors,
+    { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
+  ],
   exports: [TimelineReader, IncidentRouting],
 })
 export class TimelineModule {}

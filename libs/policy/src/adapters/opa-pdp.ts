@@ -40,6 +40,13 @@ export class OpaPdp implements PolicyDecisionPoint {
     await this.request('/health', { method: 'GET' });
   }
 
+  private reason(error: Error): string {
+    if (error.name === 'TimeoutError') return `no answer within ${this.timeoutMs} ms`;
+    if (error.name === 'SyntaxError') return 'the answer is not JSON';
+    const code = (error.cause as { code?: unknown } | undefined)?.code;
+    return `cannot connect${typeof code === 'string' && /^[A-Z_]+$/.test(code) ? ` (${code})` : ''}`;
+  }
+
   private async request(path: string, init: RequestInit): Promise<unknown> {
     try {
       const response = await fetch(new URL(path, this.baseUrl), {
@@ -51,8 +58,8 @@ export class OpaPdp implements PolicyDecisionPoint {
       return await response.json();
     } catch (error) {
       if (error instanceof PolicyUnavailableError) throw error;
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (error as Error).message;
-      throw new PolicyUnavailableError(`OPA at ${this.baseUrl} is unavailable: ${reason}`);
+      // Clients read this message: it says why, never where OPA is (its address is the operator's OPA_URL).
+      throw new PolicyUnavailableError(`OPA is unavailable: ${this.reason(error as Error)}`);
     }
   }
 }

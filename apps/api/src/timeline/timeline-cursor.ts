@@ -1,0 +1,98 @@
+import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
+import type { TimelinePosition, TimelineQuery } from '@im/read-models';
+import type { Principal } from '../auth/principal';
+
+export const CURSOR_KEY = Symbol('CURSOR_KEY');
+
+/** Where the cursor key is kept when no JWT_SECRET is configured. */
+export const CURSOR_KEY_FILE = 'cursor.key';
+/** Ours are about 110 characters; anything much longer is refused before it is decoded. */
+export const MAX_CURSOR_LENGTH = 256;
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_FILE_TEXT = /^[0-9a-f]{64}\n?$/;
+
+const logger = new Logger('TimelineCursors');
+
+/**
+ * The AES-256-GCM key of timeline cursors, derived (HKDF-SHA256) from the
+ * JWT_SECRET when one is configured, so every instance sharing the secret reads
+ * the others' cursors. Without one (JWKS, or development's public secret) it is
+ * a random key generated into DATA_DIR/cursor.key on first start; if that file
+ * cannot be kept, a key for this process only (cursors then end with it).
+ */
+export function cursorKey(config: AppConfig): Buffer {
+  const secret = config.jwt.kind === 'secret' && config.jwt.secret !== DEVELOPMENT_JWT_SECRET ? config.jwt.secret : undefined;
+  return Buffer.from(hkdfSync('sha256', secret ?? keyFileSecret(config.dataDir), '', 'incident-service timeline cursor v1', 32));
+}
+
+function keyFileSecret(dataDir: string): Buffer {
+  const file = join(dataDir, CURSOR_KEY_FILE);
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    // `wx`: of two processes starting at once, one writes and the other reads what it wrote.
+    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return processKey(`cannot create ${file} (${(error as NodeJS.ErrnoException).code})`);
+  }
+  try {
+    const text = readFileSync(file, 'utf8');
+    if (!KEY_FILE_TEXT.test(text)) return processKey(`${file} is not 64 hex characters; delete it to have a new one made`);
+    return Buffer.from(text.trim(), 'hex');
+  } catch (error) {
+    return processKey(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
+function processKey(reason: string): Buffer {
+  logger.warn(`Timeline cursors use a key for this process only, so they do not survive a restart: ${reason}`);
+  return randomBytes(32);
+}
+
+/** The query a cursor belongs to, canonically: its filters and order, not its limit or position. */
+function boundTo(caller: Principal, query: TimelineQuery): Buffer {
+  const { limit: _limit, after: _after, ...shape } = query;
+  const filters = Object.entries(shape).filter(([, value]) => value !== undefined).sort(([a], [b]) => a.localeCompare(b));
+  return Buffer.from(JSON.stringify([caller.sub, filters]));
+}
+
+/**
+ * Timeline cursors are sealed with AES-256-GCM: the position inside cannot be
+ * read, and a cursor changed by one bit, or replayed with other filters or by
+ * another caller (the query and the caller are its associated data), is refused.
+ */
+@Injectable()
+export class TimelineCursors {
+  constructor(@Inject(CURSOR_KEY) private readonly key: Buffer) {}
+
+  seal(caller: Principal, query: TimelineQuery, last: TimelinePosition): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES }).setAAD(boundTo(caller, query));
+    const sealed = Buffer.concat([cipher.update(JSON.stringify([last.eventTime, String(last.position)]), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The position a cursor resumes after; 400 unless this server sealed it for this caller and query. */
+  open(caller: Principal, query: TimelineQuery, cursor: string): TimelinePosition {
+    const invalid = new BadRequestException('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
+    const bytes = cursor.length <= MAX_CURSOR_LENGTH ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+    if (bytes.length <= IV_BYTES + TAG_BYTES) throw invalid;
+    let value: unknown;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
+        .setAAD(boundTo(caller, query))
+        .setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      value = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
+    } catch {
+      throw invalid;
+    }
+    // Authentic, so ours; checked anyway, in case the format ever changes under a live cursor.
+    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string' || !/^\d{1,19}$/.test(value[1])) throw invalid;
+    return { eventTime: value[0], position: BigInt(value[1]) };
+  }
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import type { CloudEvent } from '@im/cloudevents';
+import { toTimelineEntry } from '@im/read-models';
+import type { PolicyDecision } from './policy.port';
+import { redactEntry } from './redaction';
+import { loadTimelinePolicy } from './timeline-policy';
+
+const rules = loadTimelinePolicy(join(__dirname, '../../../policy/timeline-policy.json')).redaction;
+
+/** An event carrying everything a producer may send: known attributes, binary data and unknown extensions. */
+const event = {
+  specversion: '1.0',
+  id: 'evt-1',
+  source: 'im://crm',
+  type: 'im.incident.note',
+  time: '2026-11-22T10:00:00Z',
+  subject: 'incident/INC-0000000a',
+  datacontenttype: 'application/json',
+  dataschema: 'https://schemas.example/secret-customer-note',
+  data: { title: 'Call from Ann Smith', content: 'ann@example.com called', severity: 'SEV-2', service: 'crm' },
+  data_base64: Buffer.from('ann@example.com').toString('base64'),
+  'im.actor': 'ann.smith',
+  'im.origin_id': 'ticket-ann-smith-42',
+  'im.correlation_key': 'customer-ann-smith',
+  'im.fingerprint': 'crm:ann-smith',
+  'im.data_class': ['pii'],
+  'im.visibility': 'internal',
+  x_email: 'ann@example.com',
+} as unknown as CloudEvent;
+
+const entry = toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event });
+const redact = (fields: PolicyDecision['redact']) => redactEntry(entry, { visible: true, redact: fields }, rules);
+
+describe('redactEntry', () => {
+  it('shows an event the caller may read in full unchanged', () => {
+    expect(redact([])).toEqual({ entry, redacted: [] });
+  });
+
+  it('shows a redacted event only through the allow-list: no binary data, origin id, correlation key, fingerprint or unknown extension', () => {
+    const { entry: shown, redacted } = redact(['content', 'data', 'actor']);
+    expect(shown.event).toEqual({
+      specversion: '1.0',
+      id: 'evt-1',
+      source: 'im://crm',
+      type: 'im.incident.note',
+      time: '2026-11-22T10:00:00Z',
+      subject: 'incident/INC-0000000a',
+      datacontenttype: 'application/json',
+      data: { title: '[REDACTED]', content: '[REDACTED]', severity: 'SEV-2', service: 'crm' },
+      'im.actor': '[REDACTED]',
+      'im.data_class': ['pii'],
+      'im.visibility': 'internal',
+      'im.redacted': ['content', 'title', 'data.content', 'actor'],
+    });
+    expect(redacted).toEqual(['content', 'title', 'data.content', 'actor']);
+    expect(JSON.stringify(shown)).not.toMatch(/ann|Ann|smith|ticket|YW5u/);
+  });
+
+  it('hides the correlation key and fingerprint from the read view too, so nothing downstream can match on them', () => {
+    const { entry: shown } = redact(['content', 'data']);
+    expect(shown).not.toHaveProperty('correlationKey');
+    expect(shown).not.toHaveProperty('fingerprint');
+    expect(shown.actor).toBe('ann.smith');
+    expect(shown.event['im.actor']).toBe('ann.smith');
+  });
+
+  it('keeps an attribute the policy file adds to the allow-list', () => {
+    const kept = redactEntry(entry, { visible: true, redact: ['content', 'data'] }, { ...rules, attributes_kept: [...rules.attributes_kept, 'im.correlation_key'] });
+    expect(kept.entry.event['im.correlation_key']).toBe('customer-ann-smith');
+    expect(kept.entry.correlationKey).toBe('customer-ann-smith');
+    expect(kept.entry).not.toHaveProperty('fingerprint');
+  });
+});
