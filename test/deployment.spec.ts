@@ -1,13 +1,50 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { loadConfig } from '@im/config';
 import { loadTimelinePolicy } from '@im/policy';
 
 const ROOT = join(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { environment?: Record<string, string>; volumes?: string[]; command?: string[]; depends_on?: Record<string, unknown> }>;
+  services: Record<
+    string,
+    { image?: string; environment?: Record<string, string>; volumes?: string[]; command?: string[]; depends_on?: Record<string, unknown>; healthcheck?: { test: string[] } }
+  >;
 };
+
+/**
+ * Runs the mongo service's health check script (mongosh --eval) against a
+ * stand-in for the shell's rs, db and quit: the exit status compose sees.
+ */
+function mongoHealthCheck(server: { initiated: boolean; writablePrimary: boolean }): { exitCode: number; initiated: unknown[] } {
+  const command = compose.services.mongo.healthcheck!.test;
+  expect(command.slice(0, 2)).toEqual(['CMD', 'mongosh']);
+  const script = command[command.indexOf('--eval') + 1];
+  const initiated: unknown[] = [];
+  const quit = Symbol('quit');
+  let exitCode = 0;
+  const shell = {
+    rs: {
+      status: () => {
+        if (!server.initiated) throw new Error('MongoServerError: no replset config has been received');
+        return { ok: 1 };
+      },
+      initiate: (config: unknown) => (initiated.push(config), { ok: 1 }),
+    },
+    db: { hello: () => ({ isWritablePrimary: server.writablePrimary }) },
+    quit: (code = 0) => {
+      exitCode = code;
+      throw quit;
+    },
+  };
+  try {
+    runInNewContext(script, shell);
+  } catch (error) {
+    if (error !== quit) throw error;
+  }
+  return { exitCode, initiated };
+}
 
 /** What compose would substitute for ${VAR:?…}, given the variables a user sets. */
 const substitute = (env: Record<string, string>, vars: Record<string, string>) =>
@@ -44,11 +81,47 @@ describe('docker-compose.yml', () => {
     expect(() => loadConfig(substitute(compose.services.api.environment!, {}))).toThrow(/JWT_SECRET|JWT_JWKS_URL/);
   });
 
+  it('pins KurrentDB to a full release tag, 25.1 or later (the atomic multi-stream append the dedup keys need)', () => {
+    const tag = /^docker\.kurrent\.io\/kurrent-latest\/kurrentdb:(\d+)\.(\d+)\.(\d+)$/.exec(compose.services.kurrentdb.image!);
+    expect(tag).not.toBeNull();
+    const [major, minor] = tag!.slice(1).map(Number);
+    expect(major > 25 || (major === 25 && minor >= 1)).toBe(true);
+  });
+
+  it('initiates the MongoDB replica set and reports healthy only once this member is a writable primary', () => {
+    const fresh = mongoHealthCheck({ initiated: false, writablePrimary: false });
+    expect(fresh.initiated).toEqual([{ _id: 'rs0', members: [{ _id: 0, host: 'mongo:27017' }] }]);
+    expect(fresh.exitCode).not.toBe(0);
+    // Initiated, still electing: rs.status() answers ok, but writes would fail.
+    expect(mongoHealthCheck({ initiated: true, writablePrimary: false })).toEqual({ exitCode: 1, initiated: [] });
+    expect(mongoHealthCheck({ initiated: true, writablePrimary: true })).toEqual({ exitCode: 0, initiated: [] });
+  });
+
   it('gives OPA the shipped Rego and the same policy file, where timeline.rego reads it (data.timeline_policy)', () => {
     const volumes = compose.services.opa.volumes!;
     expect(volumes).toContain('./policy/timeline.rego:/policies/timeline.rego:ro');
     expect(volumes).toContain('./policy/timeline-policy.json:/policies/timeline_policy/data.json:ro');
     expect(readFileSync(join(ROOT, 'policy/timeline.rego'), 'utf8')).toContain('policy := data.timeline_policy');
     expect(() => loadTimelinePolicy(join(ROOT, 'policy/timeline-policy.json'))).not.toThrow();
+  });
+});
+
+describe('.github/workflows/ci.yml', () => {
+  const workflow = parse(readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')) as {
+    jobs: Record<string, { steps: { run?: string; env?: Record<string, string> }[] }>;
+  };
+  const steps = Object.values(workflow.jobs).map((job) => job.steps);
+  const runs = (job: { run?: string }[]) => job.map((step) => step.run ?? '').join('\n');
+
+  it('runs .ci/run, what every submission runs', () => {
+    expect(steps.some((job) => /^bash \.ci\/run$/m.test(runs(job)))).toBe(true);
+  });
+
+  it('runs the production suites on the compose file\'s KurrentDB and MongoDB replica set', () => {
+    const production = steps.find((job) => runs(job).includes('npm run test:production'))!;
+    expect(runs(production)).toMatch(/docker compose up .*--wait.* kurrentdb mongo/);
+    const env = production.find((step) => step.run === 'npm run test:production')!.env!;
+    expect(env.KURRENTDB_URL).toBe('kurrentdb://localhost:2113?tls=false');
+    expect(new URL(env.MONGODB_URL).searchParams.get('replicaSet')).toBe('rs0');
   });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
-import { describeEventStoreContract } from '../../libs/event-store/src/event-store.contract';
+import { CONTRACT_STREAM_PREFIX, describeEventStoreContract } from '../../libs/event-store/src/event-store.contract';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
@@ -14,9 +14,9 @@ describeEventStoreContract('sqlite', () => {
 
 const kurrentdb = productionBackend('KURRENTDB_URL');
 if (kurrentdb) {
-  // Every test uses fresh stream names, so the suite can share a server.
+  // Every test uses fresh stream names under its own prefix, so the suite can share a server.
   describeEventStoreContract('kurrentdb', () => ({
-    open: async () => new KurrentDbEventStore(kurrentdb),
+    open: async () => new KurrentDbEventStore(kurrentdb, { streamPrefixes: [CONTRACT_STREAM_PREFIX] }),
     dispose: async () => undefined,
   }));
 }

@@ -18,6 +18,9 @@ const event = (type = 'im.test.happened', data: Record<string, unknown> = {}): C
   data,
 });
 
+/** Every stream the suite writes starts with this: a store that reads back only named prefixes is given this one. */
+export const CONTRACT_STREAM_PREFIX = 'contract-';
+
 /** Waits until `predicate` holds for what the subscription delivered. */
 async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -48,7 +51,7 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
     beforeEach(async () => {
       harness = makeHarness();
       store = await open();
-      stream = `contract-${randomUUID()}`;
+      stream = `${CONTRACT_STREAM_PREFIX}${randomUUID()}`;
     });
 
     afterEach(async () => {

@@ -3,10 +3,28 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
 import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
-import { MongoReadStore, READ_STORE, type ReadStore, SqliteReadStore } from '@im/read-models';
+import {
+  DIAGNOSTICS_STREAM_PREFIX,
+  INCIDENT_STREAM_PREFIX,
+  MongoReadStore,
+  READ_STORE,
+  type ReadStore,
+  SqliteReadStore,
+  USER_STREAM_PREFIX,
+} from '@im/read-models';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
+
+/** Streams in which alert routing claims a fingerprint for an incident. */
+export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
+/**
+ * Every stream the service appends to. A KurrentDB server holds other streams
+ * too (system streams, other applications): the ledger reads back only these.
+ * Fingerprint claims feed no read model, but they move the head the write path
+ * waits for, so the projections must see them pass.
+ */
+export const SERVICE_STREAM_PREFIXES = [INCIDENT_STREAM_PREFIX, USER_STREAM_PREFIX, FINGERPRINT_STREAM_PREFIX, DIAGNOSTICS_STREAM_PREFIX];
 
 /** A backend the configuration names but that cannot be reached: one line at start-up, non-zero exit. */
 const unreachable = (what: string, url: string, error: unknown) =>
@@ -14,7 +32,7 @@ const unreachable = (what: string, url: string, error: unknown) =>
 
 export async function openEventStore(config: AppConfig): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
-    const store = new KurrentDbEventStore(config.eventStore.url);
+    const store = new KurrentDbEventStore(config.eventStore.url, { streamPrefixes: SERVICE_STREAM_PREFIXES });
     try {
       await store.headPosition();
     } catch (error) {

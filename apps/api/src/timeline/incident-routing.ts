@@ -10,6 +10,7 @@ import {
   InvalidError,
   NotFoundError,
 } from '@im/incidents';
+import { FINGERPRINT_STREAM_PREFIX } from '@im/persistence';
 import { incidentStreamId } from '@im/read-models';
 import { newIncidentId } from '../incidents/incident-command.handler';
 import { foldIncident } from '../ledger/incident-stream.writer';
@@ -18,7 +19,7 @@ import { foldIncident } from '../ledger/incident-stream.writer';
 export const FINGERPRINT_BIND_TYPE = 'im.fingerprint.bind';
 
 const fingerprintStreamId = (fingerprint: string) =>
-  `fingerprint-${createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)}`;
+  `${FINGERPRINT_STREAM_PREFIX}${createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)}`;
 
 const MAX_ATTEMPTS = 20;
 

@@ -1,7 +1,11 @@
 import {
   ANY,
   type AllStreamResolvedEvent,
+  type AllStreamSubscription,
+  type AppendStreamRequest,
   type AppendStreamState,
+  type EventData,
+  type Filter,
   jsonEvent,
   KurrentDBClient,
   NO_STREAM,
@@ -12,7 +16,9 @@ import {
   streamNameFilter,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { CloudEvent } from '@im/cloudevents';
 import {
   type AppendOptions,
@@ -34,12 +40,23 @@ import {
 export const packPosition = ({ commit, prepare }: Position): bigint => (commit << 64n) | prepare;
 export const unpackPosition = (packed: bigint): Position => ({ commit: packed >> 64n, prepare: packed & 0xffff_ffff_ffff_ffffn });
 
-/** Streams the service writes: everything else in $all (system streams, other apps) is filtered out on the server. */
-const SERVICE_STREAM_PREFIXES = ['incident-', 'user-', 'fingerprint-', 'diagnostics-'];
 const DEDUP_STREAM_PREFIX = 'dedup-';
-const WRITE_PROBE_STREAM = 'diagnostics-write-probe';
-const RESUBSCRIBE_DELAY_MS = 1000;
+/** Never appended to: a probe at stream_exists is refused by the leader's commit check, so it proves writes without making one. */
+const WRITE_PROBE_STREAM_PREFIX = 'write-probe-';
 const RESERVATION_TYPE = 'im.dedup.reservation';
+/** Pause before resubscribing after the call ended or failed: doubles from the first to the last, back to the first once events flow. */
+export const RESUBSCRIBE_DELAY_MS = { first: 100, max: 5000 } as const;
+/** Most events the subscription buffers, and so hands the handler in one call. */
+const SUBSCRIPTION_BATCH = 500;
+
+export interface KurrentDbOptions {
+  /**
+   * Stream-name prefixes of every stream the caller appends to and reads back:
+   * $all is filtered to them on the server (system streams, other applications
+   * and the dedup reservations stay out of readAll, headPosition and subscriptions).
+   */
+  streamPrefixes: readonly string[];
+}
 
 /** The CloudEvent id is not a UUID in general; KurrentDB event ids must be, so one is derived (name-based, v5-style). */
 export function eventUuid(event: CloudEvent, streamId: string): string {
@@ -50,7 +67,7 @@ export function eventUuid(event: CloudEvent, streamId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const dedupStreamId = (key: string) => `${DEDUP_STREAM_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+export const dedupStreamId = (key: string) => `${DEDUP_STREAM_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
 
 function streamState(expected: ExpectedRevision): AppendStreamState {
   switch (expected) {
@@ -65,90 +82,88 @@ function streamState(expected: ExpectedRevision): AppendStreamState {
   }
 }
 
+/** What a reservation records: the event that took the key. */
 interface Reservation {
   streamId: string;
   eventUuid: string;
 }
 
 /**
- * KurrentDB (EventStoreDB) adapter. Streams map one to one; the CloudEvent is
- * the event's JSON data.
+ * KurrentDB adapter (server 25.1 or later). Streams map one to one; the
+ * CloudEvent is the event's JSON data.
  *
- * Idempotency is guaranteed, not best-effort: each dedup key owns a stream
- * `dedup-<sha256(key)>`. An append first writes a reservation there (expected
- * state: no stream), naming the target stream and event id, then appends the
- * event. A second writer with the same key loses the reservation race and reads
- * who owns the key. If a crash came between the two steps, the reservation
- * points at an event that does not exist: the next writer with that key sees
- * the dangling reservation, re-points it at itself (expected revision of the
- * dedup stream, so only one repairer wins) and appends its event.
+ * Each dedup key owns a stream `dedup-<sha256(key)>` holding one reservation.
+ * An append with dedup keys is one atomic multi-stream append: a reservation
+ * to every key's stream at `no_stream`, and the events to the target at its
+ * expected state. Either all are written or none, so a taken key (or a stale
+ * revision) refuses the whole append. Each reservation has a fresh event id:
+ * the server answers a repeated event id with an idempotent success instead of
+ * a conflict, which would let every racer for a key "win".
  */
 export class KurrentDbEventStore implements EventStore {
   private readonly client: KurrentDBClient;
+  private readonly filter: Filter;
+  private readonly subscriptions = new Set<Subscription>();
 
-  constructor(connectionString: string) {
-    this.client = KurrentDBClient.connectionString(connectionString);
+  /** `connection`: a connection string, or a client (tests hand in a stand-in at the client's method boundary). */
+  constructor(connection: string | KurrentDBClient, options: KurrentDbOptions) {
+    if (options.streamPrefixes.length === 0) throw new Error('KurrentDbEventStore needs the prefixes of the streams it reads back');
+    this.client = typeof connection === 'string' ? KurrentDBClient.connectionString(connection) : connection;
+    this.filter = streamNameFilter({ prefixes: [...options.streamPrefixes] });
   }
 
   async append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
-    const data = events.map((event) => ({ event, uuid: eventUuid(event, streamId) }));
-    for (const key of new Set(options.dedupKeys ?? [])) await this.reserve(key, { streamId, eventUuid: data[0].uuid });
+    const records = events.map((event) => jsonEvent({ id: eventUuid(event, streamId), type: event.type, data: event as unknown as Record<string, unknown> }));
+    const keys = [...new Set(options.dedupKeys ?? [])];
     try {
-      const result = await this.client.appendToStream(
-        streamId,
-        data.map(({ event, uuid }) => jsonEvent({ id: uuid, type: event.type, data: event as unknown as Record<string, unknown> })),
-        { streamState: streamState(expected) },
-      );
-      if (!result.position) throw new Error('KurrentDB did not return the append position (server older than 22.6?)');
-      return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) {
-        const actual = typeof error.actualState === 'bigint' ? error.actualState : 'no_stream';
-        throw new WrongExpectedRevisionError(streamId, expected, actual);
-      }
-      throw error;
-    }
-  }
-
-  /** Claims a dedup key for `target`, or throws DuplicateEventError naming the event that owns it. */
-  private async reserve(key: string, target: Reservation): Promise<void> {
-    const stream = dedupStreamId(key);
-    const reservation = (at: string) => jsonEvent({ id: eventUuid({ specversion: '1.0', id: key, source: at, type: RESERVATION_TYPE, time: '' }, stream), type: RESERVATION_TYPE, data: { ...target } });
-    try {
-      await this.client.appendToStream(stream, reservation('first'), { streamState: NO_STREAM });
-      return;
+      return keys.length ? await this.appendReserving(streamId, records, expected, keys) : await this.appendOnly(streamId, records, expected);
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
-    }
-    const current = await this.lastReservation(stream);
-    if (current) {
-      const existing = await this.findEvent(current.reservation);
-      if (existing) throw new DuplicateEventError(key, existing);
-    }
-    // A dangling reservation (a crash between reservation and append): take it over.
-    try {
-      await this.client.appendToStream(stream, reservation(`repair-${current?.revision ?? 0n}`), {
-        streamState: current ? current.revision : NO_STREAM,
-      });
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError) return this.reserve(key, target);
-      throw error;
+      const taken = keys.find((key) => dedupStreamId(key) === error.streamName);
+      if (taken !== undefined) throw new DuplicateEventError(taken, await this.owner(taken));
+      throw new WrongExpectedRevisionError(streamId, expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
     }
   }
 
-  private async lastReservation(stream: string): Promise<{ reservation: Reservation; revision: bigint } | undefined> {
-    const events = await this.readRaw(stream);
-    const last = events[events.length - 1];
-    return last && { reservation: last.data as unknown as Reservation, revision: last.revision };
+  private async appendOnly(streamId: string, records: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
+    const result = await this.client.appendToStream(streamId, records, { streamState: streamState(expected) });
+    if (!result.position) throw new Error('KurrentDB did not return the append position (server older than 22.6?)');
+    return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
   }
 
-  private async findEvent({ streamId, eventUuid: uuid }: Reservation): Promise<RecordedEvent | undefined> {
-    return (await this.readStream(streamId)).find((recorded) => eventUuid(recorded.event, streamId) === uuid);
+  /** Reservations first, so a taken key is reported as such even when the revision is stale too (as the SQLite store does). */
+  private async appendReserving(streamId: string, records: EventData[], expected: ExpectedRevision, keys: string[]): Promise<AppendResult> {
+    const reservation: Reservation = { streamId, eventUuid: records[0].id };
+    const requests: AppendStreamRequest[] = [
+      ...keys.map((key): AppendStreamRequest => ({
+        streamName: dedupStreamId(key),
+        expectedState: NO_STREAM,
+        events: [jsonEvent({ id: randomUUID(), type: RESERVATION_TYPE, data: { ...reservation } })],
+      })),
+      { streamName: streamId, expectedState: streamState(expected), events: records },
+    ];
+    const result = await this.client.multiStreamAppend(requests);
+    const revision = result.responses.find((response) => response.streamName === streamId)?.revision;
+    if (revision === undefined) throw new Error(`KurrentDB's multi-stream append did not report stream ${streamId}`);
+    // The answer carries the transaction's commit position only; the event's own {commit, prepare} is read back.
+    for await (const resolved of this.client.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
+      if (resolved.event?.position) return { nextExpectedRevision: revision, position: packPosition(resolved.event.position) };
+    }
+    throw new Error(`KurrentDB did not return the position of ${streamId}@${revision}`);
+  }
+
+  /** The event that holds a key whose reservation the server refused to repeat. */
+  private async owner(key: string): Promise<RecordedEvent> {
+    const existing = await this.findByDedupKey(key);
+    if (!existing) throw new Error(`Dedup key ${key} is reserved but its event is missing (a reservation written before appends were atomic)`);
+    return existing;
   }
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
-    const current = await this.lastReservation(dedupStreamId(key));
-    return current && this.findEvent(current.reservation);
+    const [first] = await this.readRaw(dedupStreamId(key));
+    if (!first) return undefined;
+    const { streamId, eventUuid: uuid } = first.data as unknown as Reservation;
+    return (await this.readStream(streamId)).find((recorded) => eventUuid(recorded.event, streamId) === uuid);
   }
 
   private async readRaw(streamId: string, fromRevision = 0n) {
@@ -179,7 +194,7 @@ export class KurrentDbEventStore implements EventStore {
     const read = this.client.readAll({
       fromPosition: after === 0n ? START : unpackPosition(after),
       maxCount: limit + 1,
-      filter: streamNameFilter({ prefixes: SERVICE_STREAM_PREFIXES }),
+      filter: this.filter,
     });
     for await (const resolved of read) {
       const recorded = toRecorded(resolved);
@@ -191,65 +206,84 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async headPosition(): Promise<bigint> {
-    for await (const resolved of this.client.readAll({ direction: 'backwards', fromPosition: 'end', maxCount: 1, filter: streamNameFilter({ prefixes: SERVICE_STREAM_PREFIXES }) })) {
+    for await (const resolved of this.client.readAll({ direction: 'backwards', fromPosition: 'end', maxCount: 1, filter: this.filter })) {
       return toRecorded(resolved)?.position ?? 0n;
     }
     return 0n;
   }
 
   async checkWritable(): Promise<void> {
-    // A real write, to a stream that keeps only its newest event, so probes never pile up.
-    await this.client.setStreamMetadata(WRITE_PROBE_STREAM, { maxCount: 1 });
-    await this.client.appendToStream(
-      WRITE_PROBE_STREAM,
-      jsonEvent({ type: 'im.diagnostics.write_probe', data: { at: new Date().toISOString() } }),
-      { streamState: ANY },
-    );
+    // A fresh stream name each time: the stream cannot exist, so the append goes through the leader's write path and is refused.
+    const probe = `${WRITE_PROBE_STREAM_PREFIX}${randomUUID()}`;
+    try {
+      await this.client.appendToStream(probe, jsonEvent({ type: 'im.diagnostics.write_probe', data: {} }), { streamState: STREAM_EXISTS });
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) return;
+      throw error;
+    }
   }
 
   /**
-   * Catch-up subscription to $all, filtered on the server to the service's
-   * streams. A handler failure resubscribes from the last event handled, so
-   * delivery stays at-least-once and in order.
+   * Catch-up subscription to $all, filtered on the server to the configured
+   * streams. The handler gets what the subscription has buffered, in one call.
+   * A handler failure, a failed call or a call the server ended resubscribes
+   * from the last event handled after a growing pause, so delivery stays
+   * at-least-once and in order; stop() (and close()) end it for good.
    */
   subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void): Subscription {
     let position = after;
-    let stopped = false;
-    let current: ReturnType<KurrentDBClient['subscribeToAll']> | undefined;
+    const stopping = new AbortController();
+    let current: AllStreamSubscription | undefined;
     const running = (async () => {
-      while (!stopped) {
-        current = this.client.subscribeToAll({
-          fromPosition: position === 0n ? START : unpackPosition(position),
-          filter: streamNameFilter({ prefixes: SERVICE_STREAM_PREFIXES }),
-        });
+      let pause: number = RESUBSCRIBE_DELAY_MS.first;
+      while (!stopping.signal.aborted) {
+        current = this.client.subscribeToAll(
+          { fromPosition: position === 0n ? START : unpackPosition(position), filter: this.filter },
+          { highWaterMark: SUBSCRIPTION_BATCH },
+        );
         try {
-          for await (const resolved of current) {
-            const recorded = toRecorded(resolved);
-            if (!recorded || recorded.position <= position) continue;
-            await handler([recorded]);
-            position = recorded.position;
+          for await (const buffered of bufferedBatches<AllStreamResolvedEvent>(current, SUBSCRIPTION_BATCH)) {
+            const batch = buffered.map(toRecorded).filter((recorded): recorded is RecordedEvent => recorded !== undefined && recorded.position > position);
+            if (batch.length === 0) continue;
+            await handler(batch);
+            position = batch[batch.length - 1].position;
+            pause = RESUBSCRIBE_DELAY_MS.first;
           }
         } catch (error) {
-          if (!stopped) {
-            onError?.(error);
-            await new Promise((resolve) => setTimeout(resolve, RESUBSCRIBE_DELAY_MS));
-          }
+          if (!stopping.signal.aborted) onError?.(error);
         } finally {
           await current.unsubscribe().catch(() => undefined);
         }
+        await sleep(pause, undefined, { signal: stopping.signal }).catch(() => undefined);
+        pause = Math.min(pause * 2, RESUBSCRIBE_DELAY_MS.max);
       }
     })();
-    return {
+    const subscription: Subscription = {
       stop: async () => {
-        stopped = true;
+        stopping.abort();
+        // Cancelling the call need not end the stream: destroying it ends the loop's read.
         await current?.unsubscribe().catch(() => undefined);
+        current?.destroy();
         await running;
+        this.subscriptions.delete(subscription);
       },
     };
+    this.subscriptions.add(subscription);
+    return subscription;
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.stop()));
     await this.client.dispose();
+  }
+}
+
+/** Everything the stream has buffered, up to `max`, as one array per wait: a burst reaches the handler in one call. */
+async function* bufferedBatches<T>(stream: Readable, max: number): AsyncGenerator<T[]> {
+  for await (const first of stream) {
+    const batch: T[] = [first as T];
+    for (let next: T | null; batch.length < max && (next = stream.read() as T | null) !== null; ) batch.push(next);
+    yield batch;
   }
 }
 

@@ -54,6 +54,25 @@ const INDEXES: Record<string, Record<string, 1 | -1>[]> = {
 const DUPLICATE_KEY = 11000;
 
 /**
+ * An upsert that found a newer document collides on _id: that document already
+ * reflects the event, so such failures are success. Anything else means some
+ * documents may not be written and the checkpoint must not move: the driver
+ * wraps network, NotWritablePrimary and write-concern failures in a
+ * MongoBulkWriteError with no write errors, and reports a write-concern error
+ * beside duplicate keys only in the result.
+ */
+function onlyStaleUpserts(error: unknown): boolean {
+  if (!(error instanceof mongoose.mongo.MongoBulkWriteError)) return false;
+  const writeErrors = [error.writeErrors].flat();
+  return (
+    writeErrors.length > 0 &&
+    writeErrors.every((writeError) => writeError.code === DUPLICATE_KEY) &&
+    error.err === undefined &&
+    error.result?.getWriteConcernError() === undefined
+  );
+}
+
+/**
  * Read models in MongoDB. Writes are asynchronous to the log and idempotent:
  * each document keeps the position it applied and is only replaced by a later
  * one, so a replay after a crash (checkpoint behind the documents) changes nothing.
@@ -133,9 +152,7 @@ export class MongoReadStore implements ReadStore {
       try {
         await this.model(projection).bulkWrite(operations as never, { ordered: false });
       } catch (error) {
-        // An upsert that found a newer document collides on _id: that document already reflects this event.
-        const failures = (error as { writeErrors?: { code: number }[] }).writeErrors;
-        if (!failures || failures.some((failure) => failure.code !== DUPLICATE_KEY)) throw error;
+        if (!onlyStaleUpserts(error)) throw error;
       }
     }
     await this.checkpoints.updateOne({ _id: projection }, { $max: { position: hex(position) } }, { upsert: true });
