@@ -14,7 +14,7 @@ import type { ReadStore } from './read-store.port';
 
 /** The SQLite log, retrying a failed batch after 10 ms instead of a second, so attempts are quick to count. */
 class QuickRetryEventStore extends SqliteEventStore {
-  subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void) {
+  override subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void) {
     return followLog({
       after,
       handler,
