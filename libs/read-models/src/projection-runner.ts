@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
 import type { DocumentWrite, ProjectionCommit, ReadStore } from './read-store.port';
 import type { Projection } from './projection';
@@ -9,8 +10,13 @@ export class ReadModelsAheadError extends Error {}
 
 const REBUILD_BATCH = 2000;
 
-/** Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it. */
+/**
+ * Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it.
+ * A fold is deterministic, so the error is almost always the event's; the attempts guard against one
+ * that was the moment's (a stack overflow that depended on the call depth, memory pressure).
+ */
 export const MAX_FOLD_ATTEMPTS = 3;
+const FOLD_RETRY_DELAY_MS = 100;
 
 /** Decides what a fold error becomes: a fault to record and skip past, or undefined to fail the batch (and retry). */
 export type FaultPolicy = (failure: FoldError) => ProjectionFault | undefined;
@@ -104,7 +110,7 @@ interface Waiter {
 
 /** What the runner reports while it works; both only log. */
 export interface RunnerListener {
-  /** A batch failed (a store error, or a fold error with attempts left) and will be retried. */
+  /** A fold error with attempts left, or a store error (projection "projections"): retried. */
   onRetry?(projection: string, error: unknown): void;
   /** A projection gave up on an event: recorded as a fault and skipped. */
   onFault?(fault: ProjectionFault): void;
@@ -154,15 +160,7 @@ export class ProjectionRunner implements ProjectionProgress {
       this.eventStore.subscribeToAll(
         this.position,
         async (batch) => {
-          // Every projection folds what it has not applied yet (concurrently); one commit stores them all.
-          const folded = await Promise.all(
-            this.projections.map((projection) => {
-              const applied = this.applied.get(projection.name) ?? 0n;
-              const pending = batch.filter((event) => event.position > applied);
-              return pending.length ? foldBatch(this.readStore, projection, pending, (failure) => this.faultAfterAttempts(failure)) : undefined;
-            }),
-          );
-          const commits = folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
+          const commits = await this.foldRetrying(batch);
           // A store error throws here and the batch is retried, faults included: none is lost or skipped unrecorded.
           if (commits.length) await this.readStore.commitBatch(commits);
           commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
@@ -171,12 +169,38 @@ export class ProjectionRunner implements ProjectionProgress {
           this.recordLag(batch);
           this.wake();
         },
-        (error) => this.listener.onRetry?.(error instanceof FoldError ? error.projection : 'projections', error),
+        (error) => this.listener.onRetry?.('projections', error),
       ),
     );
   }
 
-  /** A fold error fails the batch (retried after a delay) until the projection has tried the event MAX_FOLD_ATTEMPTS times. */
+  /**
+   * Every projection folds what it has not applied yet (concurrently), for one commit of them all.
+   * A fold error is tried again after a short pause, in this call: the projection itself is not
+   * waiting for anything, and a write waiting on the read models should not wait long. The policy
+   * counts the attempts and makes the last one a fault, so this ends. Store errors go up to the
+   * subscription, which retries the batch after its own delay, for as long as it takes.
+   */
+  private async foldRetrying(batch: RecordedEvent[]): Promise<ProjectionCommit[]> {
+    for (;;) {
+      try {
+        const folded = await Promise.all(
+          this.projections.map((projection) => {
+            const applied = this.applied.get(projection.name) ?? 0n;
+            const pending = batch.filter((event) => event.position > applied);
+            return pending.length ? foldBatch(this.readStore, projection, pending, (failure) => this.faultAfterAttempts(failure)) : undefined;
+          }),
+        );
+        return folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
+      } catch (error) {
+        if (!(error instanceof FoldError)) throw error;
+        this.listener.onRetry?.(error.projection, error);
+        await sleep(FOLD_RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  /** Turns a fold error into a fault once the projection has tried the event MAX_FOLD_ATTEMPTS times. */
   private faultAfterAttempts(failure: FoldError): ProjectionFault | undefined {
     const key = `${failure.projection}@${failure.event.position}`;
     const failing = this.failing.get(key) ?? { projection: failure.projection, position: failure.event.position, attempts: 0, firstSeen: new Date().toISOString() };
