@@ -66,7 +66,7 @@ describe('Markdown export through markdown-it', () => {
     expect(markdown).not.toMatch(/[\r\v\f\u0085\u2028\u2029]/);
 
     const md = new MarkdownIt({ html: true });
-    const env: { references?: Record<string, unknown> } = {};
+    const env: { references?: Record<string, { href: string; title: string }> } = {};
     const tokens = md.parse(markdown, env);
     const headings = tokens.flatMap((token, i) => (token.type === 'heading_open' ? [`${token.tag} ${tokens[i + 1].content}`] : []));
     expect(headings).toEqual([`h1 Timeline: ${incidentId}`, ...events.map((event) => `h2 2026-11-22T10:00:00.000Z - ${event.type}`)]);
