@@ -21,13 +21,14 @@ describe('GET /api/v1/validate', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       capabilities: { database: true, timeline: true, websocket: false, sse: false, graphql: true },
       results: expect.any(Array),
-      summary: { total: 7, passed: 7, failed: 0, warned: 0 },
+      summary: { total: 8, passed: 8, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
       'event_store.writable',
       'read_store.reachable',
       'projections.lag',
+      'projections.faults',
       'policy.decision_point',
       'auth.jwt_configuration',
       'graphql.schema',

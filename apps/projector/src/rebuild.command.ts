@@ -16,7 +16,12 @@ export async function rebuildCommand(app: INestApplicationContext): Promise<stri
   const count = await rebuildProjections(eventStore, readStore, ALL_PROJECTIONS);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const rate = seconds > 0 ? Math.round(count / seconds) : count;
-  return `Rebuilt ${ALL_PROJECTIONS.map((p) => p.name).join(', ')} from ${count} events in ${seconds.toFixed(2)} s (${rate} events/s)`;
+  const faults = await readStore.projectionFaults();
+  // Skipped events do not fail the rebuild: they are recorded, and GET /api/v1/validate names them.
+  const skipped = faults.length
+    ? `; ${faults.length} event(s) could not be folded and were recorded as projection faults: ${faults.map((f) => `${f.projection} skipped ${f.eventId} (${f.error})`).join('; ')}`
+    : '';
+  return `Rebuilt ${ALL_PROJECTIONS.map((p) => p.name).join(', ')} from ${count} events in ${seconds.toFixed(2)} s (${rate} events/s)${skipped}`;
 }
 
 export class RebuildRefused extends Error {}

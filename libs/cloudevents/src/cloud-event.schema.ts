@@ -29,7 +29,7 @@ export const CLOUD_EVENT_SCHEMA = {
     id: { ...nonEmpty, description: 'Event id (a UUID is recommended); unique per source' },
     source: { ...nonEmpty, format: 'uri-reference', description: 'Source URI, e.g. im://<source_name>' },
     type: { type: 'string', pattern: '^im\\.[A-Za-z0-9_.-]+$', maxLength: 256, description: 'Event type; starts with "im."' },
-    time: { type: 'string', format: 'date-time', description: 'RFC 3339 timestamp' },
+    time: { type: 'string', format: 'date-time', description: 'RFC 3339 timestamp: a real calendar date, seconds 00-59 (no leap second), Z or a ±hh:mm offset' },
     subject: {
       type: 'string',
       pattern: '^incident/[^/]+$',

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { RecordedEvent } from './event-store.port';
 import { followLog } from './follow-log';
 
@@ -60,5 +61,37 @@ describe('followLog', () => {
     await finished;
     await subscription.stop();
     expect(delivered).toEqual(LOG.slice(19_990).map((e) => e.position));
+  });
+});
+
+describe('followLog retrying a failing handler', () => {
+  it('leaves no abort listener behind per retry (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    let listenersWhenRecovered = -1;
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    let failures = 0;
+    const subscription = followLog({
+      after: 19_999n,
+      read,
+      retryDelayMs: 1,
+      handler: async () => {
+        if (failures++ < 30) throw new Error('projection cannot fold this event');
+      },
+      waitForAppend: (_after, signal) => {
+        listenersWhenRecovered = getEventListeners(signal, 'abort').length;
+        done();
+        return new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    });
+    await finished;
+    await subscription.stop();
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('warning', onWarning);
+    expect(failures).toBe(31);
+    expect(listenersWhenRecovered).toBe(0);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 });

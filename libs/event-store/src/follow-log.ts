@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogHandler, RecordedEvent, Subscription } from './event-store.port';
 
 const BATCH_SIZE = 1000;
@@ -39,7 +40,8 @@ export function followLog(options: FollowLogOptions): Subscription {
         await waitForAppend(position, stopping.signal);
       } catch (error) {
         onError?.(error);
-        await delay(retryDelayMs, stopping.signal);
+        // The timer removes its abort listener when it fires: a handler failing for hours adds none.
+        await sleep(retryDelayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
       }
     }
   };
@@ -51,12 +53,3 @@ export function followLog(options: FollowLogOptions): Subscription {
     },
   };
 }
-
-const delay = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });

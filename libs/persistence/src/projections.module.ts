@@ -4,6 +4,7 @@ import { EVENT_STORE, type EventStore } from '@im/event-store';
 import {
   ALL_PROJECTIONS,
   CheckpointProgress,
+  MAX_FOLD_ATTEMPTS,
   PROJECTION_PROGRESS,
   type ProjectionProgress,
   ProjectionRunner,
@@ -26,9 +27,14 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
       useFactory: (eventStore: EventStore, readStore: ReadStore, config: AppConfig): ProjectionProgress => {
         if (config.projector === 'external') return new CheckpointProgress(readStore, ALL_PROJECTIONS.map((p) => p.name));
         const logger = new Logger('Projections');
-        return new ProjectionRunner(eventStore, readStore, ALL_PROJECTIONS, (projection, error) =>
-          logger.error(`Projection ${projection} failed and will retry: ${String(error)}`),
-        );
+        return new ProjectionRunner(eventStore, readStore, ALL_PROJECTIONS, {
+          onRetry: (projection, error) => logger.error(`Projection ${projection} failed and will retry: ${String(error)}`),
+          onFault: (fault) =>
+            logger.error(
+              `Projection ${fault.projection} skipped event ${fault.eventId} (position ${fault.position}, stream ${fault.streamId}) ` +
+                `after ${MAX_FOLD_ATTEMPTS} attempts and recorded it as a projection fault: ${fault.error}`,
+            ),
+        });
       },
     },
   ],

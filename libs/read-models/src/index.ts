@@ -1,6 +1,7 @@
 export * from './projection';
 export * from './read-store.port';
 export * from './projection-runner';
+export * from './projection-fault';
 export * from './projection-progress';
 export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';

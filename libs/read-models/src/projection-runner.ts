@@ -1,33 +1,76 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
 import type { DocumentWrite, ProjectionCommit, ReadStore } from './read-store.port';
 import type { Projection } from './projection';
 import type { ProjectionProgress } from './projection-progress';
+import { FoldError, type ProjectionFault } from './projection-fault';
 
 export class ProjectionLagError extends Error {}
 export class ReadModelsAheadError extends Error {}
 
 const REBUILD_BATCH = 2000;
 
-/** Folds a batch into a projection's documents: what to write, and the checkpoint to write with it. */
-export async function foldBatch<Doc>(readStore: ReadStore, projection: Projection<Doc>, batch: RecordedEvent[]): Promise<ProjectionCommit<Doc>> {
-  const keyed = batch.map((event) => ({ event, key: projection.keyOf(event) }));
-  const keys = keyed.flatMap(({ key }) => (key === undefined ? [] : [key]));
+/**
+ * Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it.
+ * A fold is deterministic, so the error is almost always the event's; the attempts guard against one
+ * that was the moment's (a stack overflow that depended on the call depth, memory pressure).
+ */
+export const MAX_FOLD_ATTEMPTS = 3;
+const FOLD_RETRY_DELAY_MS = 100;
+
+/** Decides what a fold error becomes: a fault to record and skip past, or undefined to fail the batch (and retry). */
+export type FaultPolicy = (failure: FoldError) => ProjectionFault | undefined;
+
+const failBatch: FaultPolicy = () => undefined;
+const SKIPPED = Symbol('skipped');
+
+/**
+ * Folds a batch into a projection's documents: what to write, and the checkpoint to write with it.
+ * Where the projection's own code throws on an event, `faultFor` decides: skip it (the fault is
+ * committed with the checkpoint) or throw FoldError. Errors of the store propagate as they are.
+ */
+export async function foldBatch<Doc>(
+  readStore: ReadStore,
+  projection: Projection<Doc>,
+  batch: RecordedEvent[],
+  faultFor: FaultPolicy = failBatch,
+): Promise<ProjectionCommit<Doc>> {
+  const faults: ProjectionFault[] = [];
+  const guarded = <T>(event: RecordedEvent, run: () => T): T | typeof SKIPPED => {
+    try {
+      return run();
+    } catch (reason) {
+      const failure = new FoldError(projection.name, event, reason);
+      const fault = faultFor(failure);
+      if (!fault) throw failure;
+      faults.push(fault);
+      return SKIPPED;
+    }
+  };
+  const keyed = batch.map((event) => ({ event, key: guarded(event, () => projection.keyOf(event)) }));
+  const keys = keyed.flatMap(({ key }) => (typeof key === 'string' ? [key] : []));
   const stored = projection.writeOnce || keys.length === 0 ? new Map() : await readStore.load<Doc>(projection.name, keys);
   const changed = new Map<string, DocumentWrite<Doc>>();
   for (const { event, key } of keyed) {
-    if (key === undefined) continue;
+    if (typeof key !== 'string') continue;
     const current = changed.get(key) ?? stored.get(key);
     // At-least-once delivery: an event the document already reflects is skipped.
     if (current && current.position >= event.position) continue;
-    const doc = projection.evolve(current?.doc, event);
+    const doc = guarded(event, () => projection.evolve(current?.doc, event));
     // A fold that returns the document it was given changed nothing: no write.
-    if (current && doc === current.doc) continue;
+    if (doc === SKIPPED || (current && doc === current.doc)) continue;
     changed.set(key, { key, doc, position: event.position });
   }
-  return { projection: projection.name, writes: [...changed.values()], position: batch[batch.length - 1].position };
+  const commit: ProjectionCommit<Doc> = { projection: projection.name, writes: [...changed.values()], position: batch[batch.length - 1].position };
+  if (faults.length) commit.faults = faults;
+  return commit;
 }
 
-/** Replays the whole log into freshly emptied read models. Returns the number of events replayed. */
+/**
+ * Replays the whole log into freshly emptied read models. Returns the number of events replayed.
+ * A replay folds every event once: an event a projection cannot fold is recorded as a fault at once
+ * (a fold is deterministic, trying again would throw again) and the rebuild goes on.
+ */
 export async function rebuildProjections(
   eventStore: EventStore,
   readStore: ReadStore,
@@ -40,7 +83,9 @@ export async function rebuildProjections(
     for (;;) {
       const batch = await eventStore.readAll(after, REBUILD_BATCH);
       if (batch.length === 0) return count;
-      await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch))));
+      const seen = new Date().toISOString();
+      const recordFault: FaultPolicy = (failure) => failure.toFault(seen, seen);
+      await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch, recordFault))));
       after = batch[batch.length - 1].position;
       count += batch.length;
     }
@@ -63,6 +108,21 @@ interface Waiter {
   resolve: () => void;
 }
 
+/** What the runner reports while it works; both only log. */
+export interface RunnerListener {
+  /** A fold error with attempts left, or a store error (projection "projections"): retried. */
+  onRetry?(projection: string, error: unknown): void;
+  /** A projection gave up on an event: recorded as a fault and skipped. */
+  onFault?(fault: ProjectionFault): void;
+}
+
+interface FailingFold {
+  projection: string;
+  position: bigint;
+  attempts: number;
+  firstSeen: string;
+}
+
 /**
  * Keeps every projection caught up with the log, each from its own checkpoint,
  * and lets a command wait until the read models show what it appended.
@@ -73,12 +133,14 @@ export class ProjectionRunner implements ProjectionProgress {
   private waiters: Waiter[] = [];
   private readonly lags = new Float64Array(LAG_WINDOW);
   private lagCount = 0;
+  /** Events a projection failed to fold, by projection and position, until they are applied or skipped. */
+  private readonly failing = new Map<string, FailingFold>();
 
   constructor(
     private readonly eventStore: EventStore,
     private readonly readStore: ReadStore,
     private readonly projections: Projection<unknown>[],
-    private readonly onError: (projection: string, error: unknown) => void = () => undefined,
+    private readonly listener: RunnerListener = {},
   ) {}
 
   async start(): Promise<void> {
@@ -98,23 +160,59 @@ export class ProjectionRunner implements ProjectionProgress {
       this.eventStore.subscribeToAll(
         this.position,
         async (batch) => {
-          // Every projection folds what it has not applied yet (concurrently); one commit stores them all.
-          const folded = await Promise.all(
-            this.projections.map((projection) => {
-              const applied = this.applied.get(projection.name) ?? 0n;
-              const pending = batch.filter((event) => event.position > applied);
-              return pending.length ? foldBatch(this.readStore, projection, pending) : undefined;
-            }),
-          );
-          const commits = folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
+          const commits = await this.foldRetrying(batch);
+          // A store error throws here and the batch is retried, faults included: none is lost or skipped unrecorded.
           if (commits.length) await this.readStore.commitBatch(commits);
           commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
+          this.forgetApplied();
+          commits.forEach((commit) => commit.faults?.forEach((fault) => this.listener.onFault?.(fault)));
           this.recordLag(batch);
           this.wake();
         },
-        (error) => this.onError('projections', error),
+        (error) => this.listener.onRetry?.('projections', error),
       ),
     );
+  }
+
+  /**
+   * Every projection folds what it has not applied yet (concurrently), for one commit of them all.
+   * A fold error is tried again after a short pause, in this call: the projection itself is not
+   * waiting for anything, and a write waiting on the read models should not wait long. The policy
+   * counts the attempts and makes the last one a fault, so this ends. Store errors go up to the
+   * subscription, which retries the batch after its own delay, for as long as it takes.
+   */
+  private async foldRetrying(batch: RecordedEvent[]): Promise<ProjectionCommit[]> {
+    for (;;) {
+      try {
+        const folded = await Promise.all(
+          this.projections.map((projection) => {
+            const applied = this.applied.get(projection.name) ?? 0n;
+            const pending = batch.filter((event) => event.position > applied);
+            return pending.length ? foldBatch(this.readStore, projection, pending, (failure) => this.faultAfterAttempts(failure)) : undefined;
+          }),
+        );
+        return folded.filter((commit): commit is ProjectionCommit => commit !== undefined);
+      } catch (error) {
+        if (!(error instanceof FoldError)) throw error;
+        this.listener.onRetry?.(error.projection, error);
+        await sleep(FOLD_RETRY_DELAY_MS);
+      }
+    }
+  }
+
+  /** Turns a fold error into a fault once the projection has tried the event MAX_FOLD_ATTEMPTS times. */
+  private faultAfterAttempts(failure: FoldError): ProjectionFault | undefined {
+    const key = `${failure.projection}@${failure.event.position}`;
+    const failing = this.failing.get(key) ?? { projection: failure.projection, position: failure.event.position, attempts: 0, firstSeen: new Date().toISOString() };
+    failing.attempts += 1;
+    this.failing.set(key, failing);
+    return failing.attempts >= MAX_FOLD_ATTEMPTS ? failure.toFault(failing.firstSeen) : undefined;
+  }
+
+  private forgetApplied(): void {
+    for (const [key, { projection, position }] of this.failing) {
+      if (position <= (this.applied.get(projection) ?? 0n)) this.failing.delete(key);
+    }
   }
 
   private recordLag(batch: RecordedEvent[]): void {

@@ -182,6 +182,35 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.incidents.list({ limit: 10 })).toEqual([]);
     });
 
+    it('records projection faults with the checkpoint that passes them, keeps them across a reopen, and drops them on reset', async () => {
+      await store.reset(timelineProjection.name);
+      const fault = (projection: string, position: bigint, seen: string, error = 'RangeError: Invalid time value') => ({
+        projection,
+        position,
+        eventId: `evt-${position}`,
+        streamId: 'incident-INC-0000000a',
+        error,
+        firstSeen: seen,
+        lastSeen: seen,
+      });
+      expect(await store.projectionFaults()).toEqual([]);
+      await store.commitBatch([
+        { projection: name, writes: [], position: 5n, faults: [fault(name, 3n, '2026-11-22T10:00:00.000Z')] },
+        { projection: timelineProjection.name, writes: [], position: 5n, faults: [fault(timelineProjection.name, 4n, '2026-11-22T10:00:01.000Z')] },
+      ]);
+      expect(await store.checkpoint(name)).toBe(5n);
+      // Recorded again (a replay): the first sighting stays, the error and the last sighting are the newest.
+      await store.commitBatch([{ projection: name, writes: [], position: 5n, faults: [fault(name, 3n, '2026-11-22T11:00:00.000Z', 'TypeError: x')] }]);
+      await store.close();
+      store = await harness.open();
+      expect(await store.projectionFaults()).toEqual([
+        { ...fault(name, 3n, '2026-11-22T10:00:00.000Z', 'TypeError: x'), lastSeen: '2026-11-22T11:00:00.000Z' },
+        fault(timelineProjection.name, 4n, '2026-11-22T10:00:01.000Z'),
+      ]);
+      await store.reset(timelineProjection.name);
+      expect((await store.projectionFaults()).map((f) => f.projection)).toEqual([name]);
+    });
+
     it('keeps documents and checkpoint across a reopen', async () => {
       await save([incident(1)], 4n);
       await store.close();

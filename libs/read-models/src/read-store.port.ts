@@ -1,6 +1,7 @@
 import type { IncidentQueries } from './incidents/incident-queries.port';
 import type { TimelineQueries } from './timeline/timeline-queries.port';
 import type { NotificationPreferences } from './preferences/preferences.projection';
+import type { ProjectionFault } from './projection-fault';
 
 /** Nest injection token of the ReadStore port. */
 export const READ_STORE = Symbol('READ_STORE');
@@ -22,6 +23,8 @@ export interface ProjectionCommit<Doc = unknown> {
   projection: string;
   writes: DocumentWrite<Doc>[];
   position: bigint;
+  /** Events of this batch the projection skipped: stored before, or with, the checkpoint that passes them. */
+  faults?: ProjectionFault[];
 }
 
 /** Storage of the projections' documents and checkpoints, plus the query side of each read model. */
@@ -33,8 +36,13 @@ export interface ReadStore {
   commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void>;
   /** Several projections' commits together: one transaction where the store allows it. */
   commitBatch(commits: ProjectionCommit[]): Promise<void>;
-  /** Drops every document and the checkpoint of a projection (before a rebuild). */
+  /** Drops every document, the checkpoint and the faults of a projection (before a rebuild). */
   reset(projection: string): Promise<void>;
+  /**
+   * Every recorded fault, by projection and position. Recording one again keeps
+   * its first sighting and updates the error and the last sighting.
+   */
+  projectionFaults(): Promise<ProjectionFault[]>;
   /**
    * Runs a rebuild. The store may trade crash safety and index upkeep for speed
    * until `work` settles: an interrupted rebuild is simply run again.

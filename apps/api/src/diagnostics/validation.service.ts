@@ -36,6 +36,8 @@ export interface ValidationReport {
 }
 
 const SELF_TEST_WAIT_MS = 5000;
+/** Faults named one by one in the validate message; the rest are counted. */
+const SHOWN_FAULTS = 5;
 
 /** A check returns its message (pass), or throws (fail); Warning is a pass worth a look. */
 class Warning extends Error {}
@@ -58,6 +60,7 @@ export class ValidationService {
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
       ['read_store', 'reachable', async () => `incidents checkpoint at ${await this.readStore.checkpoint('incidents')}`],
       ['projections', 'lag', () => this.projectionLag()],
+      ['projections', 'faults', () => this.projectionFaults()],
       ['policy', 'decision_point', () => this.policyReachable()],
       ['auth', 'jwt_configuration', () => this.jwtConfiguration()],
       ['graphql', 'schema', async () => this.graphqlSchema()],
@@ -93,6 +96,17 @@ export class ValidationService {
     const recent = lag ? `; lag from ledger to read models over the last ${lag.events} events: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms` : '';
     if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}${recent}`);
     return `caught up with the head of the log (position ${head})${recent}`;
+  }
+
+  /** Events a projection skipped: in the ledger, missing from a read model until the cause is fixed and the read models rebuilt. */
+  private async projectionFaults(): Promise<string> {
+    const faults = await this.readStore.projectionFaults();
+    if (faults.length === 0) return 'every event of the log folded into every read model';
+    const named = faults
+      .slice(0, SHOWN_FAULTS)
+      .map((f) => `${f.projection} skipped event ${f.eventId} (position ${f.position}, stream ${f.streamId}, first seen ${f.firstSeen}, last seen ${f.lastSeen}): ${f.error}`);
+    const more = faults.length > SHOWN_FAULTS ? `; and ${faults.length - SHOWN_FAULTS} more` : '';
+    throw new Error(`${faults.length} event(s) could not be projected: ${named.join('; ')}${more}. Fix the cause, then run "npm run projections:rebuild"`);
   }
 
   private async policyReachable(): Promise<string> {

@@ -1,11 +1,11 @@
 import { BadRequestException } from '@nestjs/common';
+import { parseTimestamp, TIMESTAMP_RULE } from '@im/cloudevents';
 import type { RedactedEntry } from '@im/policy';
 import type { TimelineQuery } from '@im/read-models';
 
 export const DEFAULT_TIMELINE_LIMIT = 50;
 export const MAX_TIMELINE_LIMIT = 1000;
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 const TYPE_PATTERN = /^im\.[A-Za-z0-9_.-]*\*?$|^\*$/;
 
 /** The names a request uses for each filter: GET query parameters and the query body differ. */
@@ -45,10 +45,9 @@ function text(raw: Record<string, unknown>, name: string | undefined): string | 
 function timestamp(raw: Record<string, unknown>, name: string): string | undefined {
   const value = text(raw, name);
   if (value === undefined) return undefined;
-  if (!RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new BadRequestException(`${name} must be an RFC 3339 timestamp, e.g. 2026-11-22T10:00:00Z`);
-  }
-  return new Date(value).toISOString();
+  const utc = parseTimestamp(value);
+  if (utc === undefined) throw new BadRequestException(`${name} must be ${TIMESTAMP_RULE}`);
+  return utc;
 }
 
 function limitOf(raw: unknown, fromQueryString: boolean): number {

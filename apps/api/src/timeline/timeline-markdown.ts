@@ -1,19 +1,34 @@
 import type { TimelineEntry } from '@im/read-models';
 
-/** One line of text: no line breaks, no raw HTML. */
-const inline = (value: string) => value.replace(/[\r\n]+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;');
+/**
+ * Every line break a renderer or editor may honour: CommonMark's (\r\n, lone \r, \n) and the
+ * others (\v, \f, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR). A lone \r is a line ending to
+ * CommonMark: missing it let event text start a forged heading.
+ */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+const LINE_BREAKS = new RegExp(`(?:${LINE_BREAK.source})+`, 'g');
+
+/** No raw HTML (so no HTML block either) and no entity references: `<` and `&` show as typed. */
+const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
 /**
- * Multi-line event text, kept readable but unable to forge structure: a line
- * that would start a heading, rule, list, quote or table is escaped.
+ * A line of event text that cannot open a block. Leading whitespace goes (four spaces or a tab
+ * open a code block; a paragraph does not show it anyway), then the character that would open a
+ * block is backslash-escaped: ATX headings (#), setext underlines and rules (= - _ *), quotes (>),
+ * lists (+ - * and the . or ) after digits), tables (| :), fences (``` ~~~: an unclosed one
+ * swallows every later event) and link reference definitions ([).
  */
-const block = (value: string) =>
-  value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .split(/\r?\n/)
-    .map((line) => line.replace(/^(\s*)([#>*+|=_-]|\d+[.)])/, '$1\\$2'))
-    .join('\n');
+const inert = (line: string) =>
+  line
+    .trimStart()
+    .replace(/^(?:[#>*+|=_:[-]|`(?=``)|~(?=~~))/, '\\$&')
+    .replace(/^(\d+)([.)])/, '$1\\$2');
+
+/** One line of text, placed after a label on a line of its own (so no block can start there). */
+const inline = (value: string) => escapeHtml(value).replace(LINE_BREAKS, ' ');
+
+/** Multi-line event text, kept readable but unable to forge structure. */
+const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).join('\n');
 
 const dataValue = (value: unknown) => inline(typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -27,7 +42,8 @@ export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntr
     const data = Object.entries(entry.data);
     lines.push('Data:', '');
     if (data.length === 0) lines.push('- (none)');
-    data.forEach(([key, value]) => lines.push(`- ${inline(key)}: ${dataValue(value)}`));
+    // The key opens the list item's content: it could open a block there.
+    data.forEach(([key, value]) => lines.push(`- ${inert(inline(key))}: ${dataValue(value)}`));
     lines.push('');
   }
   return lines.join('\n');

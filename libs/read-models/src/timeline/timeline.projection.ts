@@ -1,4 +1,4 @@
-import type { CloudEvent, DataClass, Visibility } from '@im/cloudevents';
+import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import type { Projection } from '../projection';
 import { INCIDENT_STREAM_PREFIX } from '../incidents/incident.projection';
@@ -57,12 +57,21 @@ const SUMMARIES: Record<string, string> = {
 
 const firstString = (...values: unknown[]) => values.find((v): v is string => typeof v === 'string');
 
-export const toTimelineRecord = (recorded: RecordedEvent): TimelineRecord => ({
-  incidentId: recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length),
-  eventTime: new Date(recorded.event.time).toISOString(),
-  createdAt: recorded.recordedAt,
-  event: recorded.event,
-});
+/**
+ * The timeline document of a stored event. The time is read with the parser the edge validated it
+ * with; a time stored past that check (an older version, a direct write) cannot be ordered, and
+ * the runner records the event as a projection fault instead of placing it at a made-up time.
+ */
+export function toTimelineRecord(recorded: RecordedEvent): TimelineRecord {
+  const eventTime = parseTimestamp(recorded.event.time);
+  if (eventTime === undefined) throw new Error(`time ${JSON.stringify(recorded.event.time)} is not ${TIMESTAMP_RULE}`);
+  return {
+    incidentId: recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length),
+    eventTime,
+    createdAt: recorded.recordedAt,
+    event: recorded.event,
+  };
+}
 
 /** The read view of a stored event: derived per row on read, so the stored document stays small. */
 export function toTimelineEntry({ incidentId, eventTime, createdAt, event }: TimelineRecord): TimelineEntry {

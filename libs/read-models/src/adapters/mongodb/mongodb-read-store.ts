@@ -6,6 +6,7 @@ import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline
 import { type TimelineRecord, timelineRowOf } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { Assignment } from '../../assignments/assignment.projection';
+import type { ProjectionFault } from '../../projection-fault';
 
 /** Positions as fixed-width hex: string order is numeric order, and 128-bit KurrentDB positions fit. */
 export const hex = (position: bigint) => position.toString(16).padStart(32, '0');
@@ -53,6 +54,9 @@ const INDEXES: Record<string, Record<string, 1 | -1>[]> = {
 
 const DUPLICATE_KEY = 11000;
 
+/** A projection fault as stored: `_id` is projection and hex position, so recording it again updates it. */
+type StoredFault = Omit<ProjectionFault, 'position'> & { _id: string; position: string };
+
 /**
  * An upsert that found a newer document collides on _id: that document already
  * reflects the event, so such failures are success. Anything else means some
@@ -81,6 +85,7 @@ export class MongoReadStore implements ReadStore {
   private readonly connection: Connection;
   private readonly models: Record<string, Model<StoredRow>>;
   private readonly checkpoints: Model<{ _id: string; position: string }>;
+  private readonly faults: Model<StoredFault>;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: ReadStore['preferences'];
@@ -99,6 +104,13 @@ export class MongoReadStore implements ReadStore {
     this.checkpoints = connection.model<{ _id: string; position: string }>(
       'checkpoints',
       new Schema<{ _id: string; position: string }>({ _id: String, position: String }, { collection: 'rm_checkpoints', versionKey: false }),
+    );
+    this.faults = connection.model<StoredFault>(
+      'projection_faults',
+      new Schema<StoredFault>(
+        { _id: String, projection: String, position: String, eventId: String, streamId: String, error: String, firstSeen: String, lastSeen: String },
+        { collection: 'rm_projection_faults', versionKey: false },
+      ),
     );
     this.incidents = new MongoIncidentQueries(this.models.incidents, this.models.assignments);
     this.timeline = new MongoTimelineQueries(this.models.timeline);
@@ -158,14 +170,40 @@ export class MongoReadStore implements ReadStore {
     await this.checkpoints.updateOne({ _id: projection }, { $max: { position: hex(position) } }, { upsert: true });
   }
 
-  /** Each projection's documents carry their own positions, so committing them one after another is safe. */
+  /**
+   * Each projection's documents carry their own positions, so committing them one after another is safe.
+   * Faults are stored before the checkpoint that passes them: a crash in between records them again.
+   */
   async commitBatch(commits: ProjectionCommit[]): Promise<void> {
-    for (const { projection, writes, position } of commits) await this.commit(projection, writes, position);
+    for (const { projection, writes, position, faults = [] } of commits) {
+      await this.recordFaults(faults);
+      await this.commit(projection, writes, position);
+    }
+  }
+
+  private async recordFaults(faults: ProjectionFault[]): Promise<void> {
+    if (faults.length === 0) return;
+    await this.faults.bulkWrite(
+      faults.map(({ projection, position, eventId, streamId, error, firstSeen, lastSeen }) => ({
+        updateOne: {
+          filter: { _id: `${projection}@${hex(position)}` },
+          update: { $set: { projection, position: hex(position), eventId, streamId, error }, $min: { firstSeen }, $max: { lastSeen } },
+          upsert: true,
+        },
+      })),
+      { ordered: true },
+    );
+  }
+
+  async projectionFaults(): Promise<ProjectionFault[]> {
+    const rows = await this.faults.find().sort({ projection: 1, position: 1 }).lean();
+    return rows.map(({ _id, position, ...fault }) => ({ ...fault, position: fromHex(position) }));
   }
 
   async reset(projection: string): Promise<void> {
     await this.model(projection).deleteMany({});
     await this.checkpoints.deleteOne({ _id: projection });
+    await this.faults.deleteMany({ projection });
   }
 
   /** Replayed writes are already idempotent upserts; nothing to relax. */

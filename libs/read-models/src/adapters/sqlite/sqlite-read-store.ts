@@ -8,6 +8,7 @@ import { timelineProjection, timelineRowOf } from '../../timeline/timeline.proje
 import { assignmentProjection } from '../../assignments/assignment.projection';
 import { type NotificationPreferences, preferencesProjection } from '../../preferences/preferences.projection';
 import { probeProjection } from '../../probes/probe.projection';
+import type { ProjectionFault } from '../../projection-fault';
 
 /**
  * Each projection's collection is a table of JSON documents. Columns the
@@ -91,6 +92,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly upsertCheckpoint;
+  private readonly upsertFault;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: ReadStore['preferences'];
@@ -102,6 +104,11 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
+      projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
+      error TEXT NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
+      PRIMARY KEY (projection, position)
+    );`);
     Object.values(COLLECTIONS).forEach((ddl) => this.db.exec(ddl));
     this.selectCheckpoint = this.db
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
@@ -109,6 +116,12 @@ export class SqliteReadStore implements ReadStore {
     this.upsertCheckpoint = this.db.prepare(
       `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
        ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
+    );
+    this.upsertFault = this.db.prepare(
+      `INSERT INTO projection_faults (projection, position, event_id, stream_id, error, first_seen, last_seen)
+       VALUES (@projection, @position, @eventId, @streamId, @error, @firstSeen, @lastSeen)
+       ON CONFLICT (projection, position) DO UPDATE SET error = excluded.error,
+         first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.sql = new StatementCache(this.db);
     this.incidents = new SqliteIncidentQueries(this.db, this.sql);
@@ -151,7 +164,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.transaction(() => commits.forEach((commit) => this.write(commit)))();
   }
 
-  private write({ projection, writes, position }: ProjectionCommit): void {
+  private write({ projection, writes, position, faults = [] }: ProjectionCommit): void {
     const table = this.table(projection);
     const upsert = this.sql.get(
       `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
@@ -162,6 +175,7 @@ export class SqliteReadStore implements ReadStore {
       if (write.doc === undefined) remove.run(write.key);
       else upsert.run(write.key, Number(write.position), JSON.stringify(write.doc));
     }
+    for (const fault of faults) this.upsertFault.run({ ...fault, position: Number(fault.position) });
     this.upsertCheckpoint.run(projection, Number(position));
   }
 
@@ -170,7 +184,18 @@ export class SqliteReadStore implements ReadStore {
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM ${table}`).run();
       this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
+      this.db.prepare(`DELETE FROM projection_faults WHERE projection = ?`).run(projection);
     })();
+  }
+
+  async projectionFaults(): Promise<ProjectionFault[]> {
+    const rows = this.sql
+      .get(
+        `SELECT projection, position, event_id AS eventId, stream_id AS streamId, error, first_seen AS firstSeen, last_seen AS lastSeen
+         FROM projection_faults ORDER BY projection, position`,
+      )
+      .all() as (Omit<ProjectionFault, 'position'> & { position: number })[];
+    return rows.map((row) => ({ ...row, position: BigInt(row.position) }));
   }
 
   /**

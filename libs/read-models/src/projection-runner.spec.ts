@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { toCloudEvent } from '@im/cloudevents';
+import { followLog, type LogHandler, type RecordedEvent, SqliteEventStore } from '@im/event-store';
+import { ALL_PROJECTIONS } from './index';
+import { incidentProjection, incidentStreamId } from './incidents/incident.projection';
+import type { Projection } from './projection';
+import type { ProjectionFault } from './projection-fault';
+import { MAX_FOLD_ATTEMPTS, ProjectionRunner, rebuildProjections } from './projection-runner';
+import { SqliteReadStore } from './adapters/sqlite/sqlite-read-store';
+import type { ReadStore } from './read-store.port';
+
+/** The SQLite log, retrying a failed batch after 10 ms instead of a second, so attempts are quick to count. */
+class QuickRetryEventStore extends SqliteEventStore {
+  override subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void) {
+    return followLog({
+      after,
+      handler,
+      onError,
+      retryDelayMs: 10,
+      read: (position, limit) => this.readAll(position, limit),
+      waitForAppend: (_position, signal) => sleep(10, undefined, { signal }).catch(() => undefined),
+    });
+  }
+}
+
+let dir: string;
+let events: QuickRetryEventStore;
+let read: SqliteReadStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'im-runner-'));
+  events = new QuickRetryEventStore(join(dir, 'events.sqlite'));
+  read = new SqliteReadStore(join(dir, 'read.sqlite'));
+});
+afterEach(async () => {
+  await events.close();
+  await read.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const declare = (incidentId: string, title: string) =>
+  events.append(
+    incidentStreamId(incidentId),
+    [toCloudEvent({ type: 'im.incident.declare', incidentId, time: '2026-11-22T10:00:00.000Z', data: { title, severity: 'SEV-2' } }, { actor: 'test' })],
+    'no_stream',
+  );
+
+/** The incident read model, except that its fold throws on incidents titled "poison". */
+const attempts: bigint[] = [];
+const poisonedIncidents: Projection<unknown> = {
+  ...(incidentProjection as Projection<unknown>),
+  evolve: (doc, recorded: RecordedEvent) => {
+    if (recorded.event.data?.title === 'poison') {
+      attempts.push(recorded.position);
+      throw new RangeError('Invalid time value');
+    }
+    return incidentProjection.evolve(doc as never, recorded);
+  },
+};
+const projections = ALL_PROJECTIONS.map((projection) => (projection.name === incidentProjection.name ? poisonedIncidents : projection));
+
+describe('ProjectionRunner with a projection that throws on one event', () => {
+  beforeEach(() => (attempts.length = 0));
+
+  it('records the event as a fault after a bounded number of attempts, skips it, and keeps every read model moving', async () => {
+    const faults: ProjectionFault[] = [];
+    const retried: string[] = [];
+    const runner = new ProjectionRunner(events, read, projections, {
+      onRetry: (projection) => retried.push(projection),
+      onFault: (fault) => faults.push(fault),
+    });
+    await declare('INC-00000001', 'before');
+    const poison = await declare('INC-00000002', 'poison');
+    await runner.start();
+    try {
+      const after = await declare('INC-00000003', 'after');
+      // Writers wait on this: it resolves, the write path is not blocked for good.
+      await runner.waitFor(after.position, 5000);
+
+      expect(attempts).toEqual(Array(MAX_FOLD_ATTEMPTS).fill(poison.position));
+      expect(retried).toEqual(Array(MAX_FOLD_ATTEMPTS - 1).fill(incidentProjection.name));
+      const stored = await read.projectionFaults();
+      expect(stored).toEqual([
+        {
+          projection: 'incidents',
+          position: poison.position,
+          eventId: (await events.readAll(poison.position - 1n, 1))[0].event.id,
+          streamId: 'incident-INC-00000002',
+          error: 'RangeError: Invalid time value',
+          firstSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+          lastSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+        },
+      ]);
+      expect(stored[0].firstSeen <= stored[0].lastSeen).toBe(true);
+      expect(faults).toEqual(stored);
+      // The skipped event is missing from that read model only; the events around it are there.
+      expect(await read.incidents.findById('INC-00000001')).toMatchObject({ title: 'before' });
+      expect(await read.incidents.findById('INC-00000002')).toBeUndefined();
+      expect(await read.incidents.findById('INC-00000003')).toMatchObject({ title: 'after' });
+      expect((await read.timeline.list({ incidentId: 'INC-00000002', order: 'asc', limit: 10 })).map((r) => r.entry.title)).toEqual(['poison']);
+      for (const projection of ALL_PROJECTIONS) expect(await read.checkpoint(projection.name)).toBe(after.position);
+    } finally {
+      await runner.stop();
+    }
+
+    // After a restart the checkpoint is past the event: it is not tried again, and the fault is still there.
+    const restarted = new ProjectionRunner(events, read, projections);
+    await restarted.start();
+    try {
+      const next = await declare('INC-00000004', 'next');
+      await restarted.waitFor(next.position, 5000);
+      expect(attempts).toHaveLength(MAX_FOLD_ATTEMPTS);
+      expect(await read.projectionFaults()).toHaveLength(1);
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('retries a failing commit (the store) without skipping anything or recording a fault', async () => {
+    let failures = MAX_FOLD_ATTEMPTS + 2;
+    const flaky: ReadStore = Object.create(read, {
+      commitBatch: {
+        value: async (...args: Parameters<ReadStore['commitBatch']>) => {
+          if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked');
+          return read.commitBatch(...args);
+        },
+      },
+    });
+    const retried: unknown[] = [];
+    const runner = new ProjectionRunner(events, flaky, ALL_PROJECTIONS, { onRetry: (_projection, error) => retried.push(error) });
+    const declared = await declare('INC-00000001', 'kept');
+    await runner.start();
+    try {
+      await runner.waitFor(declared.position, 5000);
+      expect(retried).toHaveLength(MAX_FOLD_ATTEMPTS + 2);
+      expect(await read.projectionFaults()).toEqual([]);
+      expect(await read.incidents.findById('INC-00000001')).toMatchObject({ title: 'kept' });
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('rebuilds to the end, recording the fault instead of failing', async () => {
+    await declare('INC-00000001', 'before');
+    const poison = await declare('INC-00000002', 'poison');
+    await declare('INC-00000003', 'after');
+    expect(await rebuildProjections(events, read, projections)).toBe(3);
+    expect(await read.projectionFaults()).toEqual([expect.objectContaining({ projection: 'incidents', position: poison.position, error: 'RangeError: Invalid time value' })]);
+    expect(await read.incidents.findById('INC-00000003')).toMatchObject({ title: 'after' });
+    // Once the cause is gone, a rebuild leaves no fault behind.
+    expect(await rebuildProjections(events, read, ALL_PROJECTIONS)).toBe(3);
+    expect(await read.projectionFaults()).toEqual([]);
+    expect(await read.incidents.findById('INC-00000002')).toMatchObject({ title: 'poison' });
+  });
+});
