@@ -8,6 +8,7 @@ import {
   type IncidentEvent,
   type IncidentState,
   InvalidError,
+  type LedgerEvent,
   NotFoundError,
   noteRefusal,
   roleAssignmentRefusal,
@@ -42,7 +43,7 @@ const HISTORY: Record<Status, IncidentEvent[]> = {
   closed: [declared, moved('resolve'), moved('close')],
 };
 
-const given = (events: IncidentEvent[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
+const given = (events: (IncidentEvent | LedgerEvent)[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
 
 describe('incident lifecycle (decisions.md table)', () => {
   // from, move, expected: a status (one event), 'no change' (200, no event) or 409.
@@ -158,7 +159,7 @@ describe('evolve', () => {
   it('keeps the visibility the incident was opened with, and none when it was opened without', () => {
     const withVisibility = { ...declared, visibility: 'confidential' };
     expect(given([withVisibility, moved('ack')])).toMatchObject({ status: 'acknowledged', visibility: 'confidential' });
-    expect(given([declared, { ...moved('ack'), visibility: 'public' } as IncidentEvent])).not.toHaveProperty('visibility');
+    expect(given([declared, { ...moved('ack'), visibility: 'public' }])).not.toHaveProperty('visibility');
   });
 
   it('ignores a transition before the incident exists', () => {
