@@ -198,6 +198,17 @@ describe('POST /api/v1/simulate', () => {
     expect(cleared.errors).toEqual([{ index: 4, id: probes[4].id, error: expect.stringMatching(/Cannot close .* it is open/) }]);
   });
 
+  it('answers a reader 503 with the PDP down whatever is stored, and a caller without the role as before', async () => {
+    const down = await startTestApp({ ...SECRET, POLICY_MODE: 'opa', OPA_URL: 'http://127.0.0.1:9', OPA_TIMEOUT_MS: '200' });
+    try {
+      const probe = { events: [event({ type: 'im.alert.trigger', 'im.fingerprint': 'never-stored' })] };
+      expectError(await down.http().post('/api/v1/simulate').set(READER).send(probe), 503);
+      expect((await down.http().post('/api/v1/simulate').send(probe).expect(200)).body.events_created).toHaveLength(1);
+    } finally {
+      await down.close();
+    }
+  });
+
   it.each([
     [{}, /events must be an array/],
     [{ events: 'x' }, /events must be an array/],
