@@ -6,8 +6,12 @@ import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { startTestApp, type TestApp } from './support/app';
 import { expectError } from './support/expect-error';
+import { bearer, token } from './support/tokens';
 
 const SECRET = { JWT_SECRET: 's'.repeat(40) };
+const signed = (claims: Record<string, unknown>) => bearer(token(claims, {}, SECRET.JWT_SECRET));
+/** The self-test appends a probe event: it needs timeline.writer. */
+const WRITER = signed({ sub: 'ops', roles: ['timeline.writer'] });
 
 describe('GET /api/v1/validate', () => {
   let t: TestApp;
@@ -42,7 +46,7 @@ describe('GET /api/v1/validate', () => {
 
   it('runs a round trip with self_test=true that leaves no trace in any view', async () => {
     const before = { incidents: (await t.http().get('/api/v1/incidents')).body, head: await t.app.get<EventStore>(EVENT_STORE).headPosition() };
-    const res = await t.http().get('/api/v1/validate?self_test=true').expect(200);
+    const res = await t.http().get('/api/v1/validate?self_test=true').set(WRITER).expect(200);
     const roundTrip = res.body.results.find((r: { component: string }) => r.component === 'self_test');
     expect(roundTrip).toMatchObject({ check: 'round_trip', status: 'pass', message: expect.stringMatching(/projected, read back through the policy/) });
     expect((await t.http().get('/api/v1/incidents')).body).toEqual(before.incidents);
@@ -58,6 +62,15 @@ describe('GET /api/v1/validate', () => {
     } finally {
       await dev.close();
     }
+  });
+
+  it('runs the self-test only for timeline.writer: 401 without a token, 403 without the role, and appends nothing then', async () => {
+    const head = () => t.app.get<EventStore>(EVENT_STORE).headPosition();
+    const before = await head();
+    expectError(await t.http().get('/api/v1/validate?self_test=true'), 401, /timeline\.writer/);
+    expectError(await t.http().get('/api/v1/validate?self_test=true').set(signed({ sub: 'eve', roles: ['timeline.reader'] })), 403, /timeline\.writer/);
+    expect(await head()).toBe(before);
+    expect((await t.http().get('/api/v1/validate?self_test=false').expect(200)).body.summary.total).toBe(7);
   });
 
   it('refuses a self_test that is neither true nor false', async () => {
@@ -83,7 +96,7 @@ describe('validate names the broken component', () => {
     const t = await startTestApp(SECRET);
     try {
       await t.app.get<EventStore>(EVENT_STORE).close();
-      const res = await t.http().get('/api/v1/validate?self_test=true').expect(200);
+      const res = await t.http().get('/api/v1/validate?self_test=true').set(WRITER).expect(200);
       const failed = res.body.results.filter((r: { status: string }) => r.status === 'fail').map((r: { component: string; check: string }) => `${r.component}.${r.check}`);
       expect(failed).toEqual(expect.arrayContaining(['event_store.reachable', 'event_store.writable', 'self_test.round_trip']));
       expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag')).toBe(true);
@@ -141,12 +154,61 @@ describe('POST /api/v1/simulate', () => {
     expect((await t.http().get('/api/v1/incidents')).body).toHaveLength(1);
   });
 
-  it('reports a stored event as a duplicate that would create nothing', async () => {
+  const append = (stored: object) =>
+    t.http().post('/api/v1/timeline/events').set({ ...signed({}), 'content-type': 'application/cloudevents+json' }).send(JSON.stringify(stored)).expect(201);
+  const READER = signed({ sub: 'rita', roles: ['timeline.reader'], clearance: 'internal', data_access: [] });
+
+  it('reports a stored event as a duplicate that would create nothing, to a caller who may read it', async () => {
     const stored = { specversion: '1.0', id: 'dup-1', source: 'im://sim', type: 'im.incident.note', time: '2026-11-22T10:00:00Z', subject: `incident/${incidentId}` };
-    const { bearer, token } = await import('./support/tokens');
-    await t.http().post('/api/v1/timeline/events').set({ ...bearer(token({}, {}, SECRET.JWT_SECRET)), 'content-type': 'application/cloudevents+json' }).send(JSON.stringify(stored)).expect(201);
-    const res = await t.http().post('/api/v1/simulate').send({ events: [stored] }).expect(200);
-    expect(res.body.events_created).toEqual([expect.objectContaining({ id: 'dup-1', would_create: 'nothing' })]);
+    await append(stored);
+    const res = await t.http().post('/api/v1/simulate').set(READER).send({ events: [stored] }).expect(200);
+    expect(res.body.events_created).toEqual([expect.objectContaining({ id: 'dup-1', subject: `incident/${incidentId}`, would_create: 'nothing' })]);
+  });
+
+  it('reveals no stored event, fingerprint binding or withheld incident the caller could not read', async () => {
+    const fingerprint = `secret-fp-${Math.random()}`;
+    const alert = event({ id: 'fp-alert', type: 'im.alert.trigger', 'im.fingerprint': fingerprint, 'im.origin_id': 'origin-7', 'im.visibility': 'restricted', data: { title: 'Bound' } });
+    const bound = (await append(alert)).body.incident_id;
+    const confidential = event({ id: 'conf-1', type: 'im.incident.note', subject: `incident/${incidentId}`, 'im.origin_id': 'origin-8', 'im.visibility': 'confidential' });
+    await append(confidential);
+    const hidden = (await t.http().post('/api/v1/graphql').set(signed({ sub: 'cia', roles: ['timeline.writer'], clearance: 'confidential' }))
+      .send({ query: 'mutation { declareIncident(input: { title: "Hidden", severity: SEV_1, visibility: "confidential" }) { id } }' })).body.data.declareIncident.id;
+    const probes = [
+      { ...alert, id: 'probe-origin' },
+      event({ type: 'im.alert.trigger', 'im.fingerprint': fingerprint }),
+      event({ type: 'im.alert.resolve', 'im.fingerprint': fingerprint }),
+      { ...confidential, id: 'probe-conf' },
+      event({ type: 'im.incident.close', subject: `incident/${hidden}` }),
+    ];
+    const simulate = async (headers: Record<string, string>) => (await t.http().post('/api/v1/simulate').set(headers).send({ events: probes }).expect(200)).body;
+
+    // Anonymous (development) and a reader cleared below the stored data: as if nothing of it were stored.
+    for (const headers of [{}, READER]) {
+      const report = await simulate(headers);
+      expect(report.events_created.map((e: { would_create: string }) => e.would_create)).toEqual(['incident', 'timeline_event', 'timeline_event', 'timeline_event']);
+      expect(JSON.stringify(report)).not.toContain(bound);
+      expect(report.errors).toEqual([{ index: 4, id: probes[4].id, error: `Incident ${hidden} not found` }]);
+    }
+    // A reader who may see all of it gets the real answers.
+    const cleared = await simulate(signed({ sub: 'cia', roles: ['timeline.reader'], clearance: 'confidential' }));
+    expect(cleared.events_created.map((e: { would_create: string; subject: string }) => [e.would_create, e.subject])).toEqual([
+      ['nothing', `incident/${bound}`],
+      ['timeline_event', `incident/${bound}`],
+      ['timeline_event', `incident/${bound}`],
+      ['nothing', `incident/${incidentId}`],
+    ]);
+    expect(cleared.errors).toEqual([{ index: 4, id: probes[4].id, error: expect.stringMatching(/Cannot close .* it is open/) }]);
+  });
+
+  it('answers a reader 503 with the PDP down whatever is stored, and a caller without the role as before', async () => {
+    const down = await startTestApp({ ...SECRET, POLICY_MODE: 'opa', OPA_URL: 'http://127.0.0.1:9', OPA_TIMEOUT_MS: '200' });
+    try {
+      const probe = { events: [event({ type: 'im.alert.trigger', 'im.fingerprint': 'never-stored' })] };
+      expectError(await down.http().post('/api/v1/simulate').set(READER).send(probe), 503);
+      expect((await down.http().post('/api/v1/simulate').send(probe).expect(200)).body.events_created).toHaveLength(1);
+    } finally {
+      await down.close();
+    }
   });
 
   it.each([

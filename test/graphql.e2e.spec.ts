@@ -8,8 +8,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+// Responders: mutations need timeline.writer.
 const as = (sub: string, claims: Record<string, unknown> = {}) =>
-  bearer(token({ sub, roles: ['timeline.reader'], clearance: 'internal', data_access: [], ...claims }));
+  bearer(token({ sub, roles: ['timeline.reader', 'timeline.writer'], clearance: 'internal', data_access: [], ...claims }));
 const ALICE = as('alice');
 const BOB = as('bob');
 
@@ -45,9 +46,10 @@ describe('authentication', () => {
 
 describe('declareIncident, myIncidents and the REST view', () => {
   it('declares with services, labels and visibility, makes the caller IC, and REST shows the same incident', async () => {
+    const cleared = as('alice', { clearance: 'restricted' });
     const res = await graphql(DECLARE, {
       input: { title: 'Payments failing', severity: 'SEV_2', description: '5xx at 30%', services: ['payments'], labels: { team: 'core' }, visibility: 'restricted' },
-    });
+    }, cleared);
     const incident = res.body.data!.declareIncident;
     expect(incident).toEqual({
       id: expect.stringMatching(/^INC-[0-9a-f]{8}$/),
@@ -60,10 +62,10 @@ describe('declareIncident, myIncidents and the REST view', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
-    const rest = (await t.http().get(`/api/v1/incidents/${incident.id}`).expect(200)).body;
+    const rest = (await t.http().get(`/api/v1/incidents/${incident.id}`).set(cleared).expect(200)).body;
     expect(rest).toMatchObject({ id: incident.id, title: 'Payments failing', severity: 'SEV-2', status: 'open', created_at: incident.createdAt });
 
-    const view = await graphql(`{ incidentStatus(id: "${incident.id}") { assignedTo { id role } } }`);
+    const view = await graphql(`{ incidentStatus(id: "${incident.id}") { assignedTo { id role } } }`, undefined, cleared);
     expect(view.body.data!.incidentStatus.assignedTo).toEqual({ id: 'alice', role: 'IC' });
     const stored = await t.http().get(`/api/v1/incidents/${incident.id}/timeline/export`).set(bearer(token({ roles: ['timeline.exporter'] })));
     expect(stored.body[0]).toMatchObject({ type: 'im.incident.declare', 'im.visibility': 'restricted', 'im.actor': 'alice' });
@@ -197,6 +199,70 @@ describe('incidentStatus and quickActions', () => {
     await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
     await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
     expect(await actions()).toEqual({ ACK: false, ADD_NOTE: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
+  });
+});
+
+describe('authorisation', () => {
+  const roleless = as('mallory', { roles: [] });
+  const decl = (headers = ALICE) => declare({ title: 'Authorised' }, headers);
+  const assign = (id: string, role: string, user: string, headers: Record<string, string>) =>
+    graphql(`mutation { assignRole(incidentId: "${id}", role: ${role}, userId: "${user}") { id } }`, undefined, headers);
+
+  it('refuses every mutation but the caller\'s own settings to a token without timeline.writer (FORBIDDEN, nothing stored)', async () => {
+    const id = (await t.http().post('/api/v1/incidents').send({ title: 'No IC yet', severity: 'SEV-2' }).expect(201)).body.id;
+    const before = (await t.http().get(`/api/v1/incidents/${id}/timeline`).set(ALICE)).body.events.length;
+    for (const op of [
+      `mutation { declareIncident(input: { title: "x", severity: SEV_1 }) { id } }`,
+      `mutation { ackIncident(id: "${id}") { id } }`,
+      `mutation { addNote(incidentId: "${id}", content: "x") { id } }`,
+      `mutation { assignRole(incidentId: "${id}", role: IC, userId: "mallory") { id } }`,
+    ]) {
+      const res = await graphql(op, undefined, roleless);
+      expect([op, codes(res.body)]).toEqual([op, ['FORBIDDEN']]);
+      expect(res.body.errors![0].message).toMatch(/timeline\.writer/);
+    }
+    expect((await t.http().get(`/api/v1/incidents/${id}`)).body.status).toBe('open');
+    expect((await t.http().get(`/api/v1/incidents/${id}/timeline`).set(ALICE)).body.events).toHaveLength(before);
+    expect((await graphql('{ myIncidents { id } }', undefined, roleless)).body.data!.myIncidents).toEqual([]);
+    expect((await graphql(`{ incidentStatus(id: "${id}") { status } }`, undefined, roleless)).body.data!.incidentStatus).toEqual({ status: 'OPEN' });
+    const settings = await graphql('mutation { updateNotificationSettings(input: { pushEnabled: false }) { pushEnabled } }', undefined, roleless);
+    expect(settings.body.data!.updateNotificationSettings).toEqual({ pushEnabled: false });
+    expect((await graphql('{ notificationSettings { pushEnabled } }', undefined, roleless)).body.data!.notificationSettings).toEqual({ pushEnabled: false });
+    const actions = (await graphql(`{ quickActions(incidentId: "${id}") { actionType enabled } }`, undefined, roleless)).body.data!.quickActions;
+    expect(actions.filter((a: { enabled: boolean }) => a.enabled).map((a: { actionType: string }) => a.actionType)).toEqual(['JOIN_WAR_ROOM']);
+  });
+
+  it('lets only the commander or an incidents.admin replace the commander', async () => {
+    const id = (await t.http().post('/api/v1/incidents').send({ title: 'Declared over REST', severity: 'SEV-2' }).expect(201)).body.id;
+    const mallory = as('mallory');
+    expect((await assign(id, 'IC', 'mallory', mallory)).body.errors).toBeUndefined();
+    expect(codes((await assign(id, 'IC', 'alice', ALICE)).body)).toEqual(['FORBIDDEN']);
+    const admin = as('root', { roles: ['timeline.writer', 'incidents.admin'] });
+    const adminActions = (await graphql(`{ quickActions(incidentId: "${id}") { actionType enabled } }`, undefined, admin)).body.data!.quickActions;
+    expect(adminActions.find((a: { actionType: string }) => a.actionType === 'ASSIGN_ROLE').enabled).toBe(true);
+    expect((await assign(id, 'IC', 'alice', admin)).body.errors).toBeUndefined();
+    expect((await graphql(`{ incidentStatus(id: "${id}") { assignedTo { id role } } }`)).body.data!.incidentStatus.assignedTo).toEqual({ id: 'alice', role: 'IC' });
+    expect(codes((await assign(id, 'IC', 'mallory', mallory)).body)).toEqual(['FORBIDDEN']);
+    expect((await assign(id, 'OPS', 'bob', ALICE)).body.errors).toBeUndefined();
+  });
+
+  it('refuses addNote and assignRole on a closed incident (CONFLICT), exactly as quickActions shows them disabled', async () => {
+    const id = await decl();
+    await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
+    const resolvedNote = await graphql(`mutation { addNote(incidentId: "${id}", content: "post-mortem link") { id } }`);
+    expect(resolvedNote.body.errors).toBeUndefined();
+    await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
+    const admin = as('root', { roles: ['timeline.writer', 'incidents.admin'] });
+    for (const headers of [ALICE, admin]) {
+      const actions = (await graphql(`{ quickActions(incidentId: "${id}") { actionType enabled } }`, undefined, headers)).body.data!.quickActions;
+      expect(actions.filter((a: { enabled: boolean }) => a.enabled)).toEqual([]);
+      const note = await graphql(`mutation { addNote(incidentId: "${id}", content: "too late") { id } }`, undefined, headers);
+      expect(codes(note.body)).toEqual(['CONFLICT']);
+      expect(note.body.errors![0].message).toMatch(/it is closed/);
+      expect(codes((await assign(id, 'OPS', 'bob', headers)).body)).toEqual(['CONFLICT']);
+    }
+    const events = (await t.http().get(`/api/v1/incidents/${id}/timeline?type=im.incident.note`).set(ALICE)).body.events;
+    expect(events.map((e: { content: string }) => e.content)).toEqual(['post-mortem link']);
   });
 });
 

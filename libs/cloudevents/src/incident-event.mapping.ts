@@ -33,5 +33,6 @@ export function toLedgerEvent(event: CloudEvent, incidentId?: string): LedgerEve
     time: event.time,
     data: event.data,
     fingerprint: event['im.fingerprint'],
+    visibility: event['im.visibility'],
   };
 }

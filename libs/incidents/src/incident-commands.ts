@@ -1,5 +1,6 @@
 import type { LedgerEvent } from './incident-events';
 import type { Transition } from './lifecycle';
+import type { Caller } from './responder-rules';
 
 export type DeclareIncident = {
   kind: 'declare';
@@ -20,8 +21,8 @@ export type AssignRole = {
   time: string;
   role: unknown;
   userId: unknown;
-  /** Who asks: while the incident has a commander, only they may assign. */
-  assignedBy: string;
+  /** Who asks: see roleAssignmentRefusal. */
+  caller: Caller;
 };
 
 export type AddNote = {

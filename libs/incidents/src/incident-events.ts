@@ -56,6 +56,8 @@ export type LedgerEvent = {
   data?: Record<string, unknown>;
   /** im.fingerprint, which names an incident an alert opens when it has no title. */
   fingerprint?: string;
+  /** im.visibility: on the event that opens an incident, the incident's own visibility. */
+  visibility?: string;
 };
 
 const TRANSITION_BY_TYPE = new Map<string, Transition>(

@@ -8,7 +8,10 @@ import {
   type IncidentEvent,
   type IncidentState,
   InvalidError,
+  type LedgerEvent,
   NotFoundError,
+  noteRefusal,
+  roleAssignmentRefusal,
   type Status,
   type Transition,
 } from './index';
@@ -40,7 +43,7 @@ const HISTORY: Record<Status, IncidentEvent[]> = {
   closed: [declared, moved('resolve'), moved('close')],
 };
 
-const given = (events: IncidentEvent[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
+const given = (events: (IncidentEvent | LedgerEvent)[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
 
 describe('incident lifecycle (decisions.md table)', () => {
   // from, move, expected: a status (one event), 'no change' (200, no event) or 409.
@@ -153,6 +156,12 @@ describe('evolve', () => {
     expect(evolve(state, moved('ack', T1))).toBe(state);
   });
 
+  it('keeps the visibility the incident was opened with, and none when it was opened without', () => {
+    const withVisibility = { ...declared, visibility: 'confidential' };
+    expect(given([withVisibility, moved('ack')])).toMatchObject({ status: 'acknowledged', visibility: 'confidential' });
+    expect(given([declared, { ...moved('ack'), visibility: 'public' }])).not.toHaveProperty('visibility');
+  });
+
   it('ignores a transition before the incident exists', () => {
     expect(evolve(undefined, moved('ack'))).toBeUndefined();
   });
@@ -179,14 +188,38 @@ describe('roles, notes and GraphQL declarations', () => {
     expect(() => decide({ kind: 'declare', incidentId: ID, time: T0, title: 'x', severity: 'SEV-2', ...fields }, undefined)).toThrow(message);
   });
 
-  const assign = (role: unknown, userId: unknown, assignedBy: string, state: IncidentState) =>
-    decide({ kind: 'assign_role', incidentId: ID, time: T1, role, userId, assignedBy }, state);
+  const assign = (role: unknown, userId: unknown, callerId: string, state: IncidentState, roles: string[] = []) =>
+    decide({ kind: 'assign_role', incidentId: ID, time: T1, role, userId, caller: { id: callerId, roles } }, state);
 
   it('lets anyone assign while there is no commander, then only the commander', () => {
     const withIc = given([declared, ...assign('IC', 'alice', 'bob', open)]);
     expect(withIc?.roles).toEqual({ IC: 'alice' });
     expect(assign('OPS', 'carol', 'alice', withIc)).toHaveLength(1);
     expect(() => assign('OPS', 'carol', 'bob', withIc)).toThrow(ForbiddenError);
+  });
+
+  it('lets the commander or an incidents.admin replace the commander, and nobody else', () => {
+    const withIc = given([declared, ...assign('IC', 'alice', 'alice', open)]);
+    expect(() => assign('IC', 'mallory', 'mallory', withIc, ['timeline.writer'])).toThrow(ForbiddenError);
+    expect(given([declared, ...assign('IC', 'alice', 'alice', open), ...assign('IC', 'bob', 'alice', withIc)])?.roles).toEqual({ IC: 'bob' });
+    const replaced = assign('IC', 'carol', 'root', withIc, ['incidents.admin']);
+    expect(given([declared, ...assign('IC', 'alice', 'alice', open), ...replaced])?.roles).toEqual({ IC: 'carol' });
+    expect(assign('OPS', 'dave', 'root', withIc, ['incidents.admin'])).toHaveLength(1);
+  });
+
+  it('refuses notes and role assignments on a closed incident, by the rules quickActions shows', () => {
+    const closed = given([...HISTORY.closed, ...assign('IC', 'alice', 'alice', open)]);
+    const admin = { id: 'root', roles: ['incidents.admin'] };
+    expect(() => decide({ kind: 'add_note', incidentId: ID, time: T1, content: 'late' }, closed)).toThrow(ConflictError);
+    expect(() => decide({ kind: 'add_note', incidentId: ID, time: T1, content: 'late' }, closed)).toThrow('it is closed');
+    expect(() => assign('OPS', 'bob', 'alice', closed)).toThrow(ConflictError);
+    expect(() => assign('IC', 'bob', 'root', closed, admin.roles)).toThrow('it is closed');
+    expect(noteRefusal(closed!)).toBeInstanceOf(ConflictError);
+    expect(roleAssignmentRefusal(closed!, admin)).toBeInstanceOf(ConflictError);
+    const resolved = given([...HISTORY.resolved, ...assign('IC', 'alice', 'alice', open)])!;
+    expect(noteRefusal(resolved)).toBeUndefined();
+    expect(roleAssignmentRefusal(resolved, { id: 'alice', roles: [] })).toBeUndefined();
+    expect(roleAssignmentRefusal(resolved, { id: 'bob', roles: [] })).toBeInstanceOf(ForbiddenError);
   });
 
   it('answers a repeated assignment with no event, and refuses unknown roles, empty users and unknown incidents', () => {

@@ -21,8 +21,9 @@ import {
   type LedgerEvent,
   transitionOf,
 } from './incident-events';
-import { ConflictError, ForbiddenError, incidentNotFound, InvalidError } from './domain-errors';
+import { ConflictError, incidentNotFound, InvalidError } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
+import { noteRefusal, roleAssignmentRefusal } from './responder-rules';
 
 export const initialState: IncidentState = undefined;
 
@@ -123,16 +124,16 @@ function decideAssignRole(command: AssignRole, state: IncidentState): IncidentEv
   if (typeof userId !== 'string' || userId.trim() === '' || userId.length > SHORT_TEXT_MAX) {
     throw new InvalidError('userId must be a non-empty string');
   }
-  const commander = state.roles?.IC;
-  if (commander !== undefined && commander !== command.assignedBy) {
-    throw new ForbiddenError(`Only the incident commander (${commander}) may assign roles on ${state.id}`);
-  }
+  const refusal = roleAssignmentRefusal(state, command.caller);
+  if (refusal) throw refusal;
   if (state.roles?.[command.role] === userId) return [];
   return [{ type: ROLE_ASSIGNED_TYPE, incidentId: state.id, time: command.time, data: { role: command.role, user_id: userId } }];
 }
 
 function decideAddNote(command: AddNote, state: IncidentState): IncidentEvent[] {
   if (!state) throw incidentNotFound(command.incidentId);
+  const refusal = noteRefusal(state);
+  if (refusal) throw refusal;
   const { content } = command;
   if (typeof content !== 'string' || content.trim() === '') throw new InvalidError('content must be a non-empty string');
   if (content.length > NOTE_MAX_LENGTH) throw new InvalidError(`content must be at most ${NOTE_MAX_LENGTH} characters`);
@@ -194,6 +195,7 @@ function opened(event: LedgerEvent, title: string, severity: Severity, data: Rec
   if (typeof data.description === 'string') incident.description = data.description;
   if (Array.isArray(data.services)) incident.services = data.services as string[];
   if (data.labels && typeof data.labels === 'object') incident.labels = data.labels as Record<string, string>;
+  if (event.visibility !== undefined) incident.visibility = event.visibility;
   return incident;
 }
 

@@ -30,6 +30,12 @@ export interface Incident {
   roles?: Partial<Record<RaciRole, string>>;
   services?: string[];
   labels?: Record<string, string>;
+  /**
+   * The visibility the incident was declared with (im.visibility of the event
+   * that opened it), if any: callers whose clearance ranks below it do not see
+   * the incident at all. Without one, everyone who may use the incident endpoints sees it.
+   */
+  visibility?: string;
 }
 
 /** Write-side state: nothing until the incident is declared. */

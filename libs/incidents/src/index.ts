@@ -4,5 +4,6 @@ export * from './incident-events';
 export * from './incident-commands';
 export * from './domain-errors';
 export * from './incident.decider';
+export * from './responder-rules';
 export * from './notification-preferences';
 export * from './incident.schema';

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@im/config';
-import { loadTimelinePolicy, PolicyFileError } from './timeline-policy';
+import { levelsCleared, loadTimelinePolicy, PolicyFileError } from './timeline-policy';
 
 const shipped = join(__dirname, '../../../policy/timeline-policy.json');
 const dir = mkdtempSync(join(tmpdir(), 'im-policy-'));
@@ -45,5 +45,15 @@ describe('loadTimelinePolicy', () => {
     const shippedPolicy = loadTimelinePolicy(shipped);
     const file = write('allow-list.json', JSON.stringify({ ...shippedPolicy, redaction: { ...shippedPolicy.redaction, attributes_kept: attributes } }));
     expect(() => loadTimelinePolicy(file)).toThrow(message);
+  });
+});
+
+describe('levelsCleared', () => {
+  it('gives the levels ranked at or below a clearance, and none for an unknown one', () => {
+    const policy = loadTimelinePolicy(shipped);
+    expect(levelsCleared(policy, 'public')).toEqual(['public']);
+    expect(levelsCleared(policy, 'restricted')).toEqual(['public', 'internal', 'restricted']);
+    expect(levelsCleared(policy, 'confidential')).toEqual(['public', 'internal', 'restricted', 'confidential']);
+    expect(levelsCleared(policy, 'cosmic')).toEqual([]);
   });
 });

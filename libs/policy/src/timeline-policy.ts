@@ -60,3 +60,10 @@ export function loadTimelinePolicy(file: string): TimelinePolicy {
   if (problems.length) throw new PolicyFileError(`policy file ${file}: ${problems.join('; ')}`);
   return policy;
 }
+
+/** The visibility levels a clearance covers: those ranked at or below it (none for a clearance the policy does not rank). */
+export function levelsCleared(policy: TimelinePolicy, clearance: string): string[] {
+  const ranks = policy.visibility_rank;
+  const cleared = ranks[clearance];
+  return cleared === undefined ? [] : Object.keys(ranks).filter((level) => ranks[level] <= cleared);
+}

@@ -167,6 +167,26 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect([...many.keys()].sort()).toEqual([incident(1).id, incident(3).id]);
     });
 
+    it('leaves out incidents declared with a visibility the query does not cover, in the query itself', async () => {
+      const levels = [undefined, 'confidential', 'public', 'restricted', undefined, 'internal'];
+      const all = levels.map((visibility, i) => (visibility ? { ...incident(i + 1), visibility } : incident(i + 1)));
+      await save(all, 6n);
+      await store.reset(assignmentProjection.name);
+      await store.commit(assignmentProjection.name, all.map((one) => ({ key: `${one.id}/IC`, doc: { incidentId: one.id, role: 'IC', userId: 'ann' }, position: 1n })), 6n);
+      const titles = (rows: Incident[]) => rows.map((r) => r.title);
+      const internal = ['public', 'internal'];
+
+      expect(titles(await store.incidents.list({ limit: 10, visibleLevels: internal }))).toEqual(['incident 6', 'incident 5', 'incident 3', 'incident 1']);
+      expect(titles(await store.incidents.list({ limit: 10, visibleLevels: [] }))).toEqual(['incident 5', 'incident 1']);
+      expect(titles(await store.incidents.list({ limit: 10 }))).toHaveLength(6);
+      expect(titles(await store.incidents.listForUser('ann', { limit: 10, visibleLevels: internal }))).toEqual(['incident 6', 'incident 5', 'incident 3', 'incident 1']);
+      // A page is full of visible incidents, and the next page starts after the last one shown.
+      const first = await store.incidents.list({ limit: 2, visibleLevels: ['public'] });
+      expect(titles(first)).toEqual(['incident 5', 'incident 3']);
+      const rest = await store.incidents.list({ limit: 2, visibleLevels: ['public'], after: { createdAt: first[1].createdAt, id: first[1].id } });
+      expect(titles(rest)).toEqual(['incident 1']);
+    });
+
     it('stores and finds notification preferences per user', async () => {
       await store.reset(preferencesProjection.name);
       expect(await store.preferences.findByUser('alice')).toBeUndefined();

@@ -1,14 +1,20 @@
-import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { GqlContextType } from '@nestjs/graphql';
+import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { ACCESS_KEY, type Access } from './access.decorators';
 import { ANONYMOUS, type Principal } from './principal';
 import { RequestAuthenticator } from './request-authenticator';
 
+/** 401 for the anonymous caller of development mode, 403 for a valid token without `role`. */
+export function demandRole(principal: Principal, role: string): void {
+  if (!principal.authenticated) throw new UnauthorizedException(`A bearer token with the ${role} role is required (Authorization: Bearer <token>)`);
+  if (!principal.roles.includes(role)) throw new ForbiddenException(`This needs the ${role} role`);
+}
+
 /**
- * The one gate of every REST route: 401 when a needed token is missing or does
- * not verify, 403 when a valid token lacks the route's role.
+ * The one gate of every REST route and GraphQL operation: 401 when a needed
+ * token is missing or does not verify, 403 when a valid token lacks the role.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -19,9 +25,12 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    // GraphQL requests are authenticated once, when their context is built (graphql/graphql-context.ts).
-    if (context.getType<GqlContextType>() === 'graphql') return true;
     const access = this.reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [context.getHandler(), context.getClass()]);
+    if (context.getType<GqlContextType>() === 'graphql') {
+      // Authenticated once, when the request's context was built (graphql/graphql-context.ts); roles per operation.
+      if (access?.kind === 'role') demandRole(GqlExecutionContext.create(context).getContext<{ principal: Principal }>().principal, access.role);
+      return true;
+    }
     if (access?.kind === 'public') return true;
     const request = context.switchToHttp().getRequest<{ headers: Record<string, unknown>; user?: Principal }>();
     if (request.headers.authorization === undefined && !access && this.config.env === 'development') {
@@ -30,9 +39,7 @@ export class AuthGuard implements CanActivate {
     }
     const principal = await this.authenticator.authenticate(request);
     request.user = principal;
-    if (access?.kind === 'role' && !principal.roles.includes(access.role)) {
-      throw new ForbiddenException(`This needs the ${access.role} role`);
-    }
+    if (access?.kind === 'role') demandRole(principal, access.role);
     return true;
   }
 }

@@ -1,6 +1,8 @@
 import { BadRequestException, Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/access.decorators';
+import { CurrentPrincipal, Public } from '../auth/access.decorators';
+import { demandRole } from '../auth/auth.guard';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { ApiAuth, ApiErrors } from './api-docs.decorators';
 import { OpenApiDocument } from './openapi.document';
 import { openApiComponents, PUBLISHED_SCHEMAS } from './published-schemas';
@@ -29,23 +31,28 @@ export class DiagnosticsController {
   ) {}
 
   @Get('validate')
-  @ApiOperation({ summary: 'Checks every part of the deployment, each timed; self_test=true adds a write-project-read round trip' })
+  @ApiOperation({
+    summary: 'Checks every part of the deployment, each timed; self_test=true adds a write-project-read round trip (it appends a probe event, so it needs timeline.writer)',
+  })
   @ApiQuery({ name: 'self_test', required: false, enum: ['true', 'false'] })
   @ApiResponse({ status: 200, description: 'The report; failing checks are listed with status "fail"' })
-  @ApiAuth(400)
-  validate(@Query('self_test') selfTest?: string): Promise<ValidationReport> {
+  @ApiAuth(400, 403)
+  validate(@CurrentPrincipal() caller: Principal, @Query('self_test') selfTest?: string): Promise<ValidationReport> {
     if (selfTest !== undefined && selfTest !== 'true' && selfTest !== 'false') throw new BadRequestException('self_test must be true or false');
+    if (selfTest === 'true') demandRole(caller, TIMELINE_ROLES.writer);
     return this.validation.validate(selfTest === 'true');
   }
 
   @Post('simulate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Runs events through validation and the decider against current state; writes nothing' })
+  @ApiOperation({
+    summary: 'Runs events through validation and the decider against the stored state the caller could read (duplicates and fingerprint joins: timeline.reader, as the policy shows them); writes nothing',
+  })
   @ApiBody({ schema: { type: 'object', required: ['events'], properties: { events: { type: 'array', items: { type: 'object' } }, dry_run: { type: 'boolean' } } } })
   @ApiResponse({ status: 200, description: 'What each event would do; invalid events are listed in errors with their index' })
   @ApiAuth(400, 413, 415)
-  simulate(@Body() body: unknown): Promise<SimulationReport> {
-    return this.simulation.simulate(body);
+  simulate(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<SimulationReport> {
+    return this.simulation.simulate(body, caller);
   }
 
   @Get('schema')

@@ -9,12 +9,17 @@ import {
   evolve,
   INCIDENT_EVENT_TYPES,
   type IncidentState,
+  NotFoundError,
 } from '@im/incidents';
-import { incidentStreamId } from '@im/read-models';
+import { PDP, type PolicyDecisionPoint } from '@im/policy';
+import { INCIDENT_STREAM_PREFIX, incidentStreamId } from '@im/read-models';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { newIncidentId } from '../incidents/incident-command.handler';
 import { foldIncident } from '../ledger/incident-stream.writer';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentRouting } from '../timeline/incident-routing';
 import { dedupKeysOf } from '../timeline/timeline-append.handler';
+import { TimelineReader } from '../timeline/timeline-reader.service';
 
 export const MAX_SIMULATED_EVENTS = 1000;
 
@@ -47,24 +52,32 @@ export interface SimulationReport {
 
 /**
  * POST /api/v1/simulate: each event goes through the validation, routing and
- * decider of a real append, against the current state plus the earlier events
- * of the same request. Nothing is written: the store is only read.
+ * decider of a real append, against the stored state the caller could read
+ * (ReadableState) plus the earlier events of the same request. Nothing is
+ * written: the store is only read.
  */
 @Injectable()
 export class SimulationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly routing: IncidentRouting,
+    private readonly reader: TimelineReader,
+    private readonly visibility: IncidentVisibility,
+    @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
   ) {}
 
-  async simulate(body: unknown): Promise<SimulationReport> {
+  async simulate(body: unknown, caller: Principal): Promise<SimulationReport> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestException('Request body must be a JSON object');
     const { events, dry_run: dryRun = true } = body as { events?: unknown; dry_run?: unknown };
     if (!Array.isArray(events)) throw new BadRequestException('events must be an array of CloudEvents');
     if (events.length > MAX_SIMULATED_EVENTS) throw new BadRequestException(`at most ${MAX_SIMULATED_EVENTS} events per simulation`);
     if (typeof dryRun !== 'boolean') throw new BadRequestException('dry_run must be true or false');
 
-    const run = new SimulationRun(this.eventStore, this.routing);
+    const readsTimeline = caller.roles.includes(TIMELINE_ROLES.reader);
+    // A reader's lookups ask the PDP only when something is stored: without it, fail up front, whatever is stored.
+    if (readsTimeline) await this.pdp.ping();
+    const stored = new ReadableState(caller, readsTimeline, this.eventStore, this.routing, this.reader, this.visibility);
+    const run = new SimulationRun(stored, this.routing);
     const report: SimulationReport = { timestamp: new Date().toISOString(), dry_run: dryRun, events_read: events.length, events_created: [], errors: [] };
     for (const [index, raw] of events.entries()) {
       try {
@@ -79,6 +92,54 @@ export class SimulationService {
   }
 }
 
+/**
+ * The stored state a simulation may consult: only what the caller could read
+ * through the API, so a simulation reveals nothing a read would not. An
+ * incident withheld from the caller is absent. Duplicates and fingerprint
+ * bindings are timeline data: consulted only for a timeline.reader, and only
+ * where the policy shows them a stored event that establishes them. Anything
+ * else is simulated as if it were not stored.
+ */
+class ReadableState {
+  constructor(
+    private readonly caller: Principal,
+    private readonly readsTimeline: boolean,
+    private readonly eventStore: EventStore,
+    private readonly routing: IncidentRouting,
+    private readonly reader: TimelineReader,
+    private readonly visibility: IncidentVisibility,
+  ) {}
+
+  /** The incident of a stored event with this dedup key, when the caller may read that event. */
+  async duplicateIn(key: string): Promise<string | undefined> {
+    if (!this.readsTimeline) return undefined;
+    const stored = await this.eventStore.findByDedupKey(key);
+    if (!stored) return undefined;
+    try {
+      await this.reader.event(this.caller, stored.event.id);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+    return stored.streamId.slice(INCIDENT_STREAM_PREFIX.length);
+  }
+
+  /** The incident a fingerprint's alerts join, when the caller may read an event of that fingerprint there. */
+  async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
+    if (!this.readsTimeline) return undefined;
+    const bound = await this.routing.fingerprintIncident(fingerprint);
+    if (!bound) return undefined;
+    const { entries } = await this.reader.search(this.caller, { fingerprint, incidentId: bound.incidentId, order: 'desc', limit: 1 });
+    return entries.length ? bound : undefined;
+  }
+
+  async incident(incidentId: string): Promise<IncidentState> {
+    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
+    const state = foldIncident(incidentId, stream.map((r) => r.event));
+    return state && this.visibility.shows(this.caller, state) ? state : undefined;
+  }
+}
+
 /** The state one simulation builds up in memory on top of what is stored. */
 class SimulationRun {
   private readonly states = new Map<string, IncidentState>();
@@ -86,7 +147,7 @@ class SimulationRun {
   private readonly seenKeys = new Set<string>();
 
   constructor(
-    private readonly eventStore: EventStore,
+    private readonly stored: ReadableState,
     private readonly routing: IncidentRouting,
   ) {}
 
@@ -106,8 +167,8 @@ class SimulationRun {
 
     const keys = dedupKeysOf(event);
     for (const key of keys) {
-      const stored = await this.eventStore.findByDedupKey(key);
-      if (stored) return reported(stored.streamId.replace(/^incident-/, ''), 'nothing');
+      const incidentId = await this.stored.duplicateIn(key);
+      if (incidentId) return reported(incidentId, 'nothing');
     }
     if (keys.some((key) => this.seenKeys.has(key))) return reported(incidentIdOfSubject(event.subject) ?? 'unknown', 'nothing');
 
@@ -120,13 +181,13 @@ class SimulationRun {
     return reported(incidentId, state ? 'timeline_event' : 'incident');
   }
 
-  /** The routing of a real append, without claiming a fingerprint. */
+  /** The routing of a real append, without claiming a fingerprint, over what the caller may read. */
   private async incidentFor(event: CloudEvent): Promise<string> {
     const fingerprint = event['im.fingerprint'];
     const byFingerprint = async () => {
       const simulated = fingerprint && this.fingerprints.get(fingerprint);
       if (simulated) return { incidentId: simulated, unresolved: true };
-      return fingerprint ? this.routing.fingerprintIncident(fingerprint) : undefined;
+      return fingerprint ? this.stored.fingerprintIncident(fingerprint) : undefined;
     };
     if (event.type === ALERT_TRIGGER_TYPE && !event.subject && fingerprint) {
       const current = await byFingerprint();
@@ -136,16 +197,16 @@ class SimulationRun {
     }
     if (event.type === ALERT_RESOLVE_TYPE && !event.subject && fingerprint) {
       const current = await byFingerprint();
-      if (current) return current.incidentId;
+      if (!current) throw new NotFoundError(`No incident has joined fingerprint ${fingerprint}`);
+      return current.incidentId;
     }
-    // Every other case of the real routing only reads (the one write, a fingerprint claim, is handled above).
+    // The other cases of the real routing read nothing stored (the fingerprint cases are all above).
     return (await this.routing.incidentFor(event)).incidentId;
   }
 
   private async stateOf(incidentId: string): Promise<IncidentState> {
     if (this.states.has(incidentId)) return this.states.get(incidentId);
-    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
-    const state = foldIncident(incidentId, stream.map((r) => r.event));
+    const state = await this.stored.incident(incidentId);
     this.states.set(incidentId, state);
     return state;
   }

@@ -2,10 +2,12 @@ import { Inject } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { VISIBILITIES } from '@im/cloudevents';
-import { InvalidError, incidentNotFound, type Incident as DomainIncident } from '@im/incidents';
+import { ForbiddenError, InvalidError, type Incident as DomainIncident } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
-import type { Principal } from '../auth/principal';
+import { RequireRole } from '../auth/access.decorators';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { type GqlContext, GqlIncidents, GqlPrincipal } from './graphql-context';
 import { quickActions } from './quick-actions';
@@ -36,6 +38,7 @@ export class IncidentsResolver {
     private readonly timeline: TimelineReader,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly visibility: IncidentVisibility,
   ) {}
 
   @Query(() => [IncidentSummary], {
@@ -55,6 +58,7 @@ export class IncidentsResolver {
       limit,
       statuses: status?.map(fromGqlStatus),
       severities: severity?.map(fromGqlSeverity),
+      visibleLevels: this.visibility.levelsFor(caller),
     });
     return incidents.map(toGqlSummary);
   }
@@ -65,7 +69,7 @@ export class IncidentsResolver {
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<IncidentMobileView> {
-    const incident = await this.load(incidents, id);
+    const incident = await this.load(incidents, id, caller);
     const { entries } = await this.timeline.incidentTimeline(caller, id, { incidentId: id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
     const commander = incident.roles?.IC;
     return {
@@ -91,62 +95,69 @@ export class IncidentsResolver {
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<MobileAction[]> {
-    return quickActions(await this.load(incidents, incidentId), caller.sub, this.warRoomLink(incidentId));
+    return quickActions(await this.load(incidents, incidentId, caller), caller, this.warRoomLink(incidentId));
   }
 
-  @Mutation(() => Incident, { description: 'Declares an incident; the caller becomes incident commander' })
+  @Mutation(() => Incident, { description: 'Declares an incident; the caller becomes incident commander. Needs timeline.writer' })
+  @RequireRole(TIMELINE_ROLES.writer)
   async declareIncident(@Args('input') input: DeclareIncidentInput, @GqlPrincipal() caller: Principal): Promise<Incident> {
-    if (input.visibility !== undefined && input.visibility !== null && !(VISIBILITIES as readonly string[]).includes(input.visibility)) {
+    const { visibility } = input;
+    if (visibility !== undefined && visibility !== null && !(VISIBILITIES as readonly string[]).includes(visibility)) {
       throw new InvalidError(`visibility must be one of ${VISIBILITIES.join(', ')}`);
+    }
+    // The declaring commander must be able to see what they declare.
+    if (visibility && !this.visibility.levelsFor(caller).includes(visibility)) {
+      throw new ForbiddenError(`visibility ${visibility} ranks above your clearance (${caller.clearance})`);
     }
     const declared = await this.commands.declare(
       { ...input, severity: fromGqlSeverity(input.severity), commander: caller.sub },
-      { actor: caller.sub, attributes: input.visibility ? { 'im.visibility': input.visibility } : undefined },
+      { caller, attributes: visibility ? { 'im.visibility': visibility } : undefined },
     );
-    return this.read(declared.id);
+    return this.read(declared.id, caller);
   }
 
-  @Mutation(() => Incident, { description: 'Acknowledges, following the lifecycle table' })
+  @Mutation(() => Incident, { description: 'Acknowledges, following the lifecycle table. Needs timeline.writer' })
+  @RequireRole(TIMELINE_ROLES.writer)
   async ackIncident(@Args('id', { type: () => ID }) id: string, @GqlPrincipal() caller: Principal): Promise<Incident> {
-    await this.commands.transition(id, 'ack', { actor: caller.sub });
-    return this.read(id);
+    await this.commands.transition(id, 'ack', { caller });
+    return this.read(id, caller);
   }
 
-  @Mutation(() => Note)
+  @Mutation(() => Note, { description: 'Until the incident is closed. Needs timeline.writer' })
+  @RequireRole(TIMELINE_ROLES.writer)
   async addNote(
     @Args('incidentId', { type: () => ID }) incidentId: string,
     @Args('content') content: string,
     @GqlPrincipal() caller: Principal,
   ): Promise<Note> {
-    const note = await this.commands.addNote(incidentId, content, { actor: caller.sub });
+    const note = await this.commands.addNote(incidentId, content, { caller });
     return { id: note.id, content: String(note.data?.content), createdAt: new Date(note.time) };
   }
 
-  @Mutation(() => Incident, { description: 'Only the incident commander may assign (anyone while there is none)' })
+  @Mutation(() => Incident, {
+    description: 'Until the incident is closed: anyone while it has no commander, then the commander or incidents.admin. Needs timeline.writer',
+  })
+  @RequireRole(TIMELINE_ROLES.writer)
   async assignRole(
     @Args('incidentId', { type: () => ID }) incidentId: string,
     @Args('role', { type: () => RACIRole }) role: RACIRole,
     @Args('userId', { type: () => ID }) userId: string,
     @GqlPrincipal() caller: Principal,
   ): Promise<Incident> {
-    await this.commands.assignRole(incidentId, role, userId, { actor: caller.sub });
-    return this.read(incidentId);
+    await this.commands.assignRole(incidentId, role, userId, { caller });
+    return this.read(incidentId, caller);
   }
 
   private warRoomLink(incidentId: string): string | null {
     return this.config.warRoomUrlTemplate?.replace('{id}', encodeURIComponent(incidentId)) ?? null;
   }
 
-  private async load(incidents: GqlContext['incidents'], id: string): Promise<DomainIncident> {
-    const incident = await incidents.load(id);
-    if (!incident) throw incidentNotFound(id);
-    return incident;
+  private async load(incidents: GqlContext['incidents'], id: string, caller: Principal): Promise<DomainIncident> {
+    return this.visibility.reveal(caller, id, await incidents.load(id));
   }
 
   /** After a command: the read model, which the command waited for. */
-  private async read(id: string): Promise<Incident> {
-    const incident = await this.readStore.incidents.findById(id);
-    if (!incident) throw incidentNotFound(id);
-    return toGqlIncident(incident);
+  private async read(id: string, caller: Principal): Promise<Incident> {
+    return toGqlIncident(this.visibility.reveal(caller, id, await this.readStore.incidents.findById(id)));
   }
 }

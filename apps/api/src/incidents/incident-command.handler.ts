@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
-import { ConflictError, decide, type DeclareIncident, type Incident, type Transition } from '@im/incidents';
+import { ConflictError, decide, type DeclareIncident, type Incident, type IncidentState, type Transition } from '@im/incidents';
+import type { Principal } from '../auth/principal';
 import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
+import { IncidentVisibility } from '../policy/incident-visibility';
 
 const MAX_ID_DRAWS = 20;
 
 export interface CommandContext {
-  actor: string;
+  /** Who asks: the events' im.actor, and whose clearance and roles the decision weighs. */
+  caller: Principal;
   /** Extension attributes for the appended events (e.g. im.visibility). */
   attributes?: EnvelopeContext['attributes'];
 }
@@ -19,16 +22,26 @@ export const newIncidentId = () => `INC-${randomBytes(4).toString('hex')}`;
 
 const now = () => new Date().toISOString();
 
-/** REST (and GraphQL) incident commands, decided by the domain and written to the incident's stream. */
+type DecideEvents = (state: IncidentState) => ReturnType<typeof decide>;
+
+/**
+ * REST (and GraphQL) incident commands, decided by the domain and written to
+ * the incident's stream. An incident withheld from the caller answers every
+ * command as if it did not exist (404), before any other rule can answer 409 or 403.
+ */
 @Injectable()
 export class IncidentCommandHandler {
-  constructor(private readonly writer: IncidentStreamWriter) {}
+  constructor(
+    private readonly writer: IncidentStreamWriter,
+    private readonly visibility: IncidentVisibility,
+  ) {}
 
   async declare(input: DeclareInput, context: CommandContext): Promise<Incident> {
     for (let draw = 1; ; draw++) {
       const incidentId = newIncidentId();
       try {
-        return await this.run(incidentId, context, (state) =>
+        // Not through the visibility gate: a drawn id that is taken must answer Conflict, whoever can see it.
+        return await this.append(incidentId, context, (state) =>
           decide({ kind: 'declare', incidentId, time: now(), ...input }, state),
         );
       } catch (error) {
@@ -43,8 +56,9 @@ export class IncidentCommandHandler {
   }
 
   assignRole(incidentId: string, role: unknown, userId: unknown, context: CommandContext): Promise<Incident> {
+    const { sub: id, roles } = context.caller;
     return this.run(incidentId, context, (state) =>
-      decide({ kind: 'assign_role', incidentId, time: now(), role, userId, assignedBy: context.actor }, state),
+      decide({ kind: 'assign_role', incidentId, time: now(), role, userId, caller: { id, roles } }, state),
     );
   }
 
@@ -52,20 +66,29 @@ export class IncidentCommandHandler {
   async addNote(incidentId: string, content: unknown, context: CommandContext): Promise<CloudEvent> {
     const { appended } = await this.writer.write(
       incidentId,
-      (state) => decide({ kind: 'add_note', incidentId, time: now(), content }, state).map((e) => toCloudEvent(e, context)),
-      { exactRevision: () => false },
+      (state) => this.decided(context, decide({ kind: 'add_note', incidentId, time: now(), content }, this.shown(incidentId, state, context))),
+      // A note is refused once the incident is closed: only a resolved one can be closed meanwhile, so only then must the revision hold.
+      { exactRevision: (state) => state?.status === 'resolved' },
     );
     return appended[0];
   }
 
-  private async run(
-    incidentId: string,
-    context: CommandContext,
-    decideEvents: (state: Parameters<typeof decide>[1]) => ReturnType<typeof decide>,
-  ): Promise<Incident> {
-    const { state } = await this.writer.write(incidentId, (current) =>
-      decideEvents(current).map((event) => toCloudEvent(event, context)),
-    );
+  /** A command on an existing incident: decided only on what the caller may see. */
+  private run(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
+    return this.append(incidentId, context, (state) => decideEvents(this.shown(incidentId, state, context)));
+  }
+
+  private async append(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
+    const { state } = await this.writer.write(incidentId, (current) => this.decided(context, decideEvents(current)));
     return state as Incident;
+  }
+
+  /** The state a decision may see: none when the incident is withheld from the caller. */
+  private shown(incidentId: string, state: IncidentState, { caller }: CommandContext): IncidentState {
+    return state && this.visibility.reveal(caller, incidentId, state);
+  }
+
+  private decided(context: CommandContext, events: ReturnType<typeof decide>): CloudEvent[] {
+    return events.map((event) => toCloudEvent(event, { actor: context.caller.sub, attributes: context.attributes }));
   }
 }

@@ -10,12 +10,13 @@ import {
   Res,
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { incidentNotFound, type Transition } from '@im/incidents';
+import type { Transition } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/access.decorators';
 import { ApiAuth, ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import type { Principal } from '../auth/principal';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { CreateIncidentDto, type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
@@ -30,6 +31,7 @@ export class IncidentsController {
   constructor(
     private readonly commands: IncidentCommandHandler,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
+    private readonly visibility: IncidentVisibility,
   ) {}
 
   @Post()
@@ -43,9 +45,9 @@ export class IncidentsController {
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse> {
-    const incident = await this.commands.declare(body, { actor: caller.sub });
+    const incident = await this.commands.declare(body, { caller });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
-    return this.read(incident.id);
+    return this.read(incident.id, caller);
   }
 
   @Get()
@@ -56,8 +58,12 @@ export class IncidentsController {
   @ApiQuery({ name: 'cursor', required: false })
   @ApiResponse({ status: 200, description: 'A page of incidents', schema: { type: 'array', items: ref('Incident') } })
   @ApiErrors(400)
-  async list(@Query() rawQuery: RawQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<IncidentResponse[]> {
-    const query = parseIncidentListQuery(rawQuery);
+  async list(
+    @Query() rawQuery: RawQuery,
+    @CurrentPrincipal() caller: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<IncidentResponse[]> {
+    const query = { ...parseIncidentListQuery(rawQuery), visibleLevels: this.visibility.levelsFor(caller) };
     // One extra row tells whether a next page exists.
     const rows = await this.readStore.incidents.list({ ...query, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
@@ -69,8 +75,8 @@ export class IncidentsController {
   @ApiOperation({ summary: 'One incident' })
   @ApiResponse({ status: 200, description: 'The incident', schema: ref('Incident') })
   @ApiErrors(404)
-  get(@Param('id') id: string): Promise<IncidentResponse> {
-    return this.read(id);
+  get(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
+    return this.read(id, caller);
   }
 
   @Post(':id/ack')
@@ -110,13 +116,11 @@ export class IncidentsController {
   }
 
   private async move(id: string, transition: Transition, caller: Principal): Promise<{ status: string }> {
-    const incident = await this.commands.transition(id, transition, { actor: caller.sub });
+    const incident = await this.commands.transition(id, transition, { caller });
     return { status: incident.status };
   }
 
-  private async read(id: string): Promise<IncidentResponse> {
-    const incident = await this.readStore.incidents.findById(id);
-    if (!incident) throw incidentNotFound(id);
-    return toIncidentResponse(incident);
+  private async read(id: string, caller: Principal): Promise<IncidentResponse> {
+    return toIncidentResponse(this.visibility.reveal(caller, id, await this.readStore.incidents.findById(id)));
   }
 }

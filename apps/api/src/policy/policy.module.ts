@@ -1,10 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EmbeddedPdp, loadTimelinePolicy, OpaPdp, PDP, type TimelinePolicy } from '@im/policy';
+import { IncidentVisibility } from './incident-visibility';
+import { TIMELINE_POLICY } from './policy-tokens';
 
-export const TIMELINE_POLICY = Symbol('TIMELINE_POLICY');
+export { TIMELINE_POLICY };
 
-/** The PDP the configuration names, and the policy file (redaction text, kept keys) both modes share. */
+/** The PDP the configuration names, the policy file (redaction text, kept keys, ranks) both modes share, and who sees which incident. */
 @Global()
 @Module({
   providers: [
@@ -15,7 +17,8 @@ export const TIMELINE_POLICY = Symbol('TIMELINE_POLICY');
       useFactory: (config: AppConfig, policy: TimelinePolicy) =>
         config.policy.mode === 'opa' ? new OpaPdp(config.policy.opaUrl, config.policy.timeoutMs) : new EmbeddedPdp(policy),
     },
+    IncidentVisibility,
   ],
-  exports: [PDP, TIMELINE_POLICY],
+  exports: [PDP, TIMELINE_POLICY, IncidentVisibility],
 })
 export class PolicyModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { incidentNotFound, NotFoundError } from '@im/incidents';
+import { NotFoundError } from '@im/incidents';
 import {
   PDP,
   type PolicyAction,
@@ -10,6 +10,7 @@ import {
 } from '@im/policy';
 import { READ_STORE, type ReadStore, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { TIMELINE_POLICY } from '../policy/policy.module';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
@@ -37,6 +38,7 @@ export class TimelineReader {
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(TIMELINE_POLICY) private readonly policy: TimelinePolicy,
     private readonly cursors: TimelineCursors,
+    private readonly incidents: IncidentVisibility,
   ) {}
 
   async event(caller: Principal, eventId: string): Promise<RedactedEntry> {
@@ -49,7 +51,7 @@ export class TimelineReader {
 
   async incidentTimeline(caller: Principal, incidentId: string, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
     const page = await this.page(caller, 'timeline.read', query, cursor);
-    await this.requireIncident(incidentId);
+    await this.requireIncident(caller, incidentId);
     return page;
   }
 
@@ -67,7 +69,7 @@ export class TimelineReader {
       if (rows.length < BATCH) break;
       after = positionOf(rows[rows.length - 1]);
     }
-    await this.requireIncident(incidentId);
+    await this.requireIncident(caller, incidentId);
     return shown;
   }
 
@@ -104,13 +106,23 @@ export class TimelineReader {
       action,
       resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
     });
+    const withheld = await this.withheldIncidents(caller, rows);
     return rows.flatMap((row, i) =>
-      decisions[i].visible ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }] : [],
+      decisions[i].visible && !withheld.has(row.entry.incidentId)
+        ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }]
+        : [],
     );
   }
 
-  private async requireIncident(incidentId: string): Promise<void> {
-    if (!(await this.readStore.incidents.exists(incidentId))) throw incidentNotFound(incidentId);
+  /** Incidents of these rows that are withheld from the caller: their events are withheld with them. */
+  private async withheldIncidents(caller: Principal, rows: TimelineRow[]): Promise<Set<string>> {
+    const found = await this.readStore.incidents.findMany(rows.map((row) => row.entry.incidentId));
+    return new Set([...found.values()].filter((incident) => !this.incidents.shows(caller, incident)).map((incident) => incident.id));
+  }
+
+  /** A missing incident and one withheld from the caller answer alike: 404. */
+  private async requireIncident(caller: Principal, incidentId: string): Promise<void> {
+    this.incidents.reveal(caller, incidentId, await this.readStore.incidents.findById(incidentId));
   }
 }
 

@@ -6,6 +6,13 @@ export interface IncidentListQuery {
   limit: number;
   /** Keyset: return incidents strictly after this one in newest-first order. */
   after?: { createdAt: string; id: string };
+  /**
+   * The visibility levels the caller's clearance covers: incidents declared
+   * with any other visibility are left out by the query itself, so limits,
+   * pages and cursors never count them. Incidents declared without a
+   * visibility are always listed. Absent: no incident is left out.
+   */
+  visibleLevels?: string[];
 }
 
 /** Query side of the incident read model. */

@@ -21,7 +21,7 @@ interface StoredRow {
 
 /** The fields each collection is queried by, taken from its document (SQLite's generated columns). */
 const QUERY_FIELDS: Record<string, (doc: never) => Record<string, unknown>> = {
-  incidents: (d: Incident) => ({ status: d.status, severity: d.severity, createdAt: d.createdAt }),
+  incidents: (d: Incident) => ({ status: d.status, severity: d.severity, createdAt: d.createdAt, visibility: d.visibility ?? null }),
   timeline: (r: TimelineRecord) => ({
     incidentId: r.incidentId,
     eventTime: r.eventTime,
@@ -252,6 +252,8 @@ class MongoIncidentQueries implements IncidentQueries {
     const filter: Record<string, unknown> = { ...base };
     if (query.statuses?.length) filter['q.status'] = { $in: query.statuses };
     if (query.severities?.length) filter['q.severity'] = { $in: query.severities };
+    // null: declared without a visibility (it also matches documents stored before q.visibility existed).
+    if (query.visibleLevels) filter['q.visibility'] = { $in: [null, ...query.visibleLevels] };
     if (query.after) {
       filter.$or = [
         { 'q.createdAt': { $lt: query.after.createdAt } },

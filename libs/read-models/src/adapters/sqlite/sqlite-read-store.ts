@@ -303,6 +303,11 @@ class SqliteIncidentQueries implements IncidentQueries {
       where.push(`(created_at, key) < (?, ?)`);
       params.push(query.after.createdAt, query.after.id);
     }
+    if (query.visibleLevels) {
+      const levels = query.visibleLevels.map(() => '?').join(',');
+      where.push(`(json_extract(doc, '$.visibility') IS NULL OR json_extract(doc, '$.visibility') IN (${levels}))`);
+      params.push(...query.visibleLevels);
+    }
     const joiner = from.includes(' WHERE ') ? ' AND ' : ' WHERE ';
     const sql = `SELECT doc FROM ${from}${where.length ? `${joiner}${where.join(' AND ')}` : ''}
                  ORDER BY created_at DESC, key DESC LIMIT ?`;
