@@ -1,8 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 
-const ERROR_TEXT: Record<number, string> = {
+export const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request',
+  401: 'Missing or invalid bearer token',
+  403: 'The token lacks the role',
   404: 'Not found',
   409: 'Lifecycle move not allowed',
   413: 'Body over 1 MiB (or event over 64 KiB)',
@@ -17,7 +19,8 @@ export const errorResponse = (description: string) => ({ description, content: {
 
 /**
  * The `{error, status}` responses a route can give, for the OpenAPI document.
- * 401 and 403 are declared from the route's access rule (openapi.document.ts).
+ * 401 and 403 are declared from the route's access rule (openapi.document.ts),
+ * 403 here only for refusals of the handler's own.
  */
 export const ApiErrors = (...statuses: number[]) =>
   applyDecorators(...statuses.map((status) => ApiResponse({ status, ...errorResponse(ERROR_TEXT[status]) })));

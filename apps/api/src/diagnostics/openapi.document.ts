@@ -1,17 +1,19 @@
 import type { INestApplication } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { OperationObject, ParameterObject, ResponsesObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import type { AppConfig } from '@im/config';
 import { version } from '../../../../package.json';
 import { ACCESS_KEY, type Access } from '../auth/access.decorators';
-import { errorResponse } from './api-docs.decorators';
+import { ERROR_TEXT, errorResponse } from './api-docs.decorators';
 import { ERROR_BODY_SCHEMA, openApiComponents, toOpenApiSchema } from './published-schemas';
 
 /** Holds the OpenAPI document, generated once the app's routes exist. */
 export class OpenApiDocument {
   document?: OpenAPIObject;
 }
+
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
+type ParameterObject = Extract<NonNullable<OperationObject['parameters']>[number], { in: string }>;
 
 const BEARER = 'bearer';
 
@@ -50,14 +52,14 @@ function declareAccess(operation: OperationObject, access: Access | undefined, e
     return;
   }
   operation.security = access === undefined && env === 'development' ? [{ [BEARER]: [] }, {}] : [{ [BEARER]: [] }];
-  const auth: ResponsesObject = { 401: errorResponse('Missing or invalid bearer token') };
-  if (access?.kind === 'role') auth[403] = errorResponse(`The token lacks the ${access.role} role`);
+  const auth: OperationObject['responses'] = { 401: errorResponse(ERROR_TEXT[401]) };
+  if (access?.kind === 'role') auth[403] = errorResponse(`${ERROR_TEXT[403]} ${access.role}`);
   operation.responses = { ...auth, ...operation.responses };
 }
 
 /** Every `{name}` of a path template is a required path parameter (a handler need not read it, e.g. the 404 stubs). */
 function declarePathParameters(path: string, operation: OperationObject): void {
-  const declared = new Set((operation.parameters ?? []).map((p) => (p as ParameterObject).in === 'path' && (p as ParameterObject).name));
+  const declared = new Set((operation.parameters ?? []).map((p) => 'in' in p && p.in === 'path' && p.name));
   const missing = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((name) => !declared.has(name));
   operation.parameters = [...missing.map((name): ParameterObject => ({ name, in: 'path', required: true, schema: { type: 'string' } })), ...(operation.parameters ?? [])];
 }
