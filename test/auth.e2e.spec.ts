@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sign } from 'jsonwebtoken';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { startTestApp, type TestApp } from './support/app';
@@ -127,5 +129,47 @@ describe('authentication in production mode', () => {
   it('refuses the development secret', async () => {
     const dev = token({}, { issuer: 'https://idp.example', audience: 'incident-service' });
     expect((await t.http().get('/api/v1/incidents').set(bearer(dev))).status).toBe(401);
+  });
+});
+
+describe('keys removed from the JWKS (production mode, a real JWKS endpoint)', () => {
+  /** The identity provider's keys and the set it publishes, which the test rotates. */
+  const retiring = { kid: 'rotating-out', algorithm: 'RS256', pair: generateKeyPairSync('rsa', { modulusLength: 2048 }) } as const;
+  const current = { kid: 'current', algorithm: 'ES256', pair: generateKeyPairSync('ec', { namedCurve: 'P-256' }) } as const;
+  type Key = typeof retiring | typeof current;
+  const jwk = ({ kid, algorithm, pair }: Key) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, alg: algorithm, use: 'sig' });
+  let published: Key[] = [retiring, current];
+  const jwks = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map(jwk) })));
+  // Short for the test; the default is the minute docs/security.md promises.
+  const KEY_REMOVAL_MS = 1000;
+  let t: TestApp;
+
+  const signed = ({ kid, algorithm, pair }: Key, sub = 'rotation') =>
+    sign({ sub, roles: [] }, pair.privateKey, { algorithm, keyid: kid, expiresIn: '1h' });
+  const incidents = (jwt: string) => t.http().get('/api/v1/incidents').set(bearer(jwt));
+  const myIncidents = (jwt: string) => t.http().post('/api/v1/graphql').set(bearer(jwt)).send({ query: '{ myIncidents { id } }' });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`;
+    t = await startTestApp({ APP_ENV: 'production', JWT_JWKS_URL: url, JWT_KEY_REMOVAL_MS: String(KEY_REMOVAL_MS) });
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((resolve) => jwks.close(resolve));
+  });
+
+  it('refuses tokens of a removed key once the removal window has passed, on REST and GraphQL', async () => {
+    const old = signed(retiring);
+    await incidents(old).expect(200);
+    expect((await myIncidents(old)).status).toBe(200);
+
+    published = [current];
+    await new Promise((resolve) => setTimeout(resolve, KEY_REMOVAL_MS + 200));
+
+    expect((await incidents(old)).status).toBe(401);
+    expect((await myIncidents(old)).status).toBe(401);
+    expect((await incidents(signed(retiring, 'fresh-token'))).status).toBe(401);
+    await incidents(signed(current)).expect(200);
   });
 });

@@ -1,3 +1,4 @@
+import { ApolloClient, gql as apolloGql, HttpLink, InMemoryCache } from '@apollo/client';
 import { cacheExchange, Client, fetchExchange, gql } from '@urql/core';
 import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
@@ -17,6 +18,16 @@ const BOB = as('bob');
 async function graphql(query: string, variables?: object, headers: Record<string, string> = ALICE) {
   const res = await t.http().post('/api/v1/graphql').set(headers).send({ query, variables });
   return { status: res.status, body: res.body as { data?: Record<string, any> | null; errors?: { message: string; extensions: { code: string } }[] } };
+}
+
+/** The app's URL, listening once for every real-client test (through Nest, so closing the app closes the listener too). */
+let url: string | undefined;
+async function listening(): Promise<string> {
+  if (!url) {
+    await t.app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}/api/v1/graphql`;
+  }
+  return url;
 }
 
 const codes = (body: { errors?: { extensions: { code: string } }[] }) => (body.errors ?? []).map((e) => e.extensions.code);
@@ -87,10 +98,14 @@ describe('declareIncident, myIncidents and the REST view', () => {
     expect((await list('(limit: 1)'))[0]).toEqual({ id: c, title: 'C', severity: 'SEV_1', status: 'RESOLVED', lastUpdate: expect.any(String) });
   });
 
-  it('defaults myIncidents to 20 and refuses a limit out of range', async () => {
+  it('defaults myIncidents to 20, also for an explicit null, and refuses a limit out of range', async () => {
     const dave = as('dave');
     for (let i = 0; i < 22; i++) await declare({ title: `storm ${i}` }, dave);
     expect((await graphql('{ myIncidents { id } }', undefined, dave)).body.data!.myIncidents).toHaveLength(20);
+    expect((await graphql('{ myIncidents(limit: null) { id } }', undefined, dave)).body.data!.myIncidents).toHaveLength(20);
+    const variable = await graphql('query Mine($limit: Int) { myIncidents(limit: $limit) { id } }', { limit: null }, dave);
+    expect(variable.body.errors).toBeUndefined();
+    expect(variable.body.data!.myIncidents).toHaveLength(20);
     const res = await graphql('{ myIncidents(limit: 0) { id } }', undefined, dave);
     expect(codes(res.body)).toEqual(['BAD_USER_INPUT']);
   });
@@ -272,8 +287,15 @@ describe('notification settings', () => {
   }`;
   const frank = as('frank');
 
-  it('is null until saved, then keeps each change and merges partial updates', async () => {
-    expect((await graphql('{ notificationSettings { userId } }', undefined, frank)).body.data!.notificationSettings).toBeNull();
+  it('shows the defaults until saved, then keeps each change and merges partial updates', async () => {
+    expect((await graphql('{ notificationSettings { id userId pushEnabled severityFilter quietHours { start } channels } }', undefined, frank)).body.data!.notificationSettings).toEqual({
+      id: 'frank',
+      userId: 'frank',
+      pushEnabled: true,
+      severityFilter: ['SEV_1', 'SEV_2', 'SEV_3', 'SEV_4'],
+      quietHours: null,
+      channels: ['push', 'email'],
+    });
     const saved = await graphql(UPDATE, { input: { quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' }, channels: ['push'] } }, frank);
     expect(saved.body.data!.updateNotificationSettings).toEqual({
       userId: 'frank',
@@ -341,11 +363,8 @@ describe('production mode', () => {
 
 describe('a mobile app with a real GraphQL client (urql)', () => {
   it('runs the on-call flow: declare, see it, ack, note, assign, quiet hours', async () => {
-    // Listening through Nest, so closing the app closes the listener too.
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = t.app.getHttpServer().address() as { port: number };
     const client = new Client({
-      url: `http://127.0.0.1:${port}/api/v1/graphql`,
+      url: await listening(),
       exchanges: [cacheExchange, fetchExchange],
       fetchOptions: () => ({ headers: { authorization: ALICE.authorization } }),
       requestPolicy: 'network-only',
@@ -378,6 +397,31 @@ describe('a mobile app with a real GraphQL client (urql)', () => {
   });
 });
 
+describe('a web app with Apollo Client (InMemoryCache)', () => {
+  type Settings = { notificationSettings: Record<string, unknown> | null };
+  it('sees its cached notificationSettings change after updateNotificationSettings', async () => {
+    const client = new ApolloClient({
+      link: new HttpLink({ uri: await listening(), headers: as('ivan') }),
+      cache: new InMemoryCache(),
+    });
+    const SETTINGS = apolloGql`query Settings { notificationSettings { id pushEnabled channels quietHours { start end timeZone } } }`;
+    const before = await client.query<Settings>({ query: SETTINGS });
+    expect(before.data?.notificationSettings).toMatchObject({ pushEnabled: true, channels: ['push', 'email'], quietHours: null });
+
+    const saved = await client.mutate({
+      mutation: apolloGql`mutation Mute($input: NotificationPreferencesInput!) { updateNotificationSettings(input: $input) { id pushEnabled channels quietHours { start end timeZone } } }`,
+      variables: { input: { pushEnabled: false, channels: ['email'], quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' } } },
+    });
+    expect(saved.error).toBeUndefined();
+
+    // The query is answered from the cache (no request), which the mutation's answer updated by id.
+    const expected = { pushEnabled: false, channels: ['email'], quietHours: { start: '22:00', end: '07:00', timeZone: 'Europe/Berlin' } };
+    expect(client.readQuery<Settings>({ query: SETTINGS })?.notificationSettings).toMatchObject(expected);
+    expect((await client.query<Settings>({ query: SETTINGS, fetchPolicy: 'cache-only' })).data?.notificationSettings).toMatchObject(expected);
+    client.stop();
+  });
+});
+
 describe('schema (interface.md names and nullability)', () => {
   it('matches the contract for every type, input, query and mutation', async () => {
     const { GraphQLSchemaHost } = await import('@nestjs/graphql');
@@ -396,7 +440,8 @@ describe('schema (interface.md names and nullability)', () => {
       id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', assignedTo: 'UserSummary', lastUpdate: 'String!', warRoomLink: 'String', quickTimeline: '[TimelineEventSummary!]!',
     });
     expect(fields('MobileAction')).toEqual({ id: 'ID!', label: 'String!', icon: 'String!', actionType: 'ActionType!', enabled: 'Boolean!', confirmText: 'String' });
-    expect(fields('NotificationPreferences')).toEqual({ userId: 'ID!', pushEnabled: 'Boolean!', severityFilter: '[Severity!]!', quietHours: 'QuietHours', channels: '[String!]!' });
+    // id is an addition to the contract's fields (adding a field breaks no query), for client caches.
+    expect(fields('NotificationPreferences')).toEqual({ id: 'ID!', userId: 'ID!', pushEnabled: 'Boolean!', severityFilter: '[Severity!]!', quietHours: 'QuietHours', channels: '[String!]!' });
     expect(fields('Incident')).toMatchObject({ id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', createdAt: 'DateTime!', updatedAt: 'DateTime!' });
     expect(fields('Note')).toMatchObject({ id: 'ID!', content: 'String!', createdAt: 'DateTime!' });
     expect(fields('TimelineEventSummary')).toMatchObject({ id: 'ID!', type: 'String!', summary: 'String!', time: 'DateTime!' });
@@ -407,7 +452,7 @@ describe('schema (interface.md names and nullability)', () => {
       const field = (schema.getType(root) as any).getFields()[name];
       return `${name}(${field.args.map((a: any) => `${a.name}: ${a.type}${a.defaultValue !== undefined ? ` = ${a.defaultValue}` : ''}`).join(', ')}): ${field.type}`;
     };
-    expect(signature('Query', 'myIncidents')).toBe('myIncidents(limit: Int! = 20, status: [Status!], severity: [Severity!]): [IncidentSummary!]!');
+    expect(signature('Query', 'myIncidents')).toBe('myIncidents(limit: Int = 20, status: [Status!], severity: [Severity!]): [IncidentSummary!]!');
     expect(signature('Query', 'incidentStatus')).toBe('incidentStatus(id: ID!): IncidentMobileView');
     expect(signature('Query', 'quickActions')).toBe('quickActions(incidentId: ID!): [MobileAction!]!');
     expect(signature('Query', 'notificationSettings')).toBe('notificationSettings(): NotificationPreferences');

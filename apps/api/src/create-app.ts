@@ -51,7 +51,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   await registerSecurityHeaders(app);
   enableCors(app, config);
-  app.get(OpenApiDocument).document = buildOpenApiDocument(app);
+  app.get(OpenApiDocument).document = buildOpenApiDocument(app, config);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
   return app;

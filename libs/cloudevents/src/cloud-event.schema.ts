@@ -38,7 +38,8 @@ export const CLOUD_EVENT_SCHEMA = {
     },
     datacontenttype: { type: 'string', pattern: '^application/([a-z0-9.+-]+\\+)?json(;.*)?$' },
     dataschema: { type: 'string', format: 'uri' },
-    data: { type: 'object', description: 'Event data; keys used: title, severity, service, content' },
+    // additionalProperties spelt out: generated clients read a bare `type: object` as an empty object.
+    data: { type: 'object', additionalProperties: true, description: 'Event data; keys used: title, severity, service, content' },
     'im.actor': { ...nonEmpty, description: 'Who or what triggered the event' },
     'im.origin_id': { ...nonEmpty, description: 'Idempotency key from the source system' },
     'im.correlation_key': { ...nonEmpty, description: 'Groups events across incidents' },

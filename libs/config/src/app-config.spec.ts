@@ -37,6 +37,8 @@ describe('loadConfig', () => {
       jwksUrl: 'https://idp.example/jwks.json',
       issuer: 'idp',
       audience: undefined,
+      // A key removed from the JWKS stops verifying within a minute (docs/security.md).
+      keyRemovalMs: 60_000,
     });
   });
 

@@ -33,6 +33,7 @@ describe('CONFIG_SCHEMA agrees with loadConfig', () => {
     expect(properties.PORT.default).toBe(config.port);
     expect(properties.PROJECTION_WAIT_MS.default).toBe(config.projectionWaitMs);
     expect(properties.POLICY_MODE.default).toBe(config.policy.mode);
+    expect(properties.JWT_KEY_REMOVAL_MS.default).toBe(config.jwt.keyRemovalMs);
     expect(config.dataDir.endsWith(String(properties.DATA_DIR.default).replace('./', '/'))).toBe(true);
   });
 });

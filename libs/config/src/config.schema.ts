@@ -19,6 +19,13 @@ export const CONFIG_SCHEMA = {
     JWT_JWKS_URL: { type: 'string', format: 'uri', description: 'Published RS256/ES256 keys' },
     JWT_ISSUER: { type: 'string' },
     JWT_AUDIENCE: { type: 'string' },
+    JWT_KEY_REMOVAL_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 60000,
+      description: 'How soon a key removed from the JWKS stops verifying tokens (keys are cached, and verified tokens remembered, for half of it each)',
+    },
     POLICY_MODE: { enum: ['embedded', 'opa'], default: 'embedded' },
     POLICY_FILE: { type: 'string', default: 'policy/timeline-policy.json' },
     OPA_URL: { type: 'string', format: 'uri', description: 'Required with POLICY_MODE=opa' },

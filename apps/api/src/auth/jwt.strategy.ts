@@ -13,7 +13,8 @@ function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {
     return { secretOrKey: createSecretKey(Buffer.from(jwt.secret)) as unknown as string, algorithms: ['HS256'] };
   }
   return {
-    secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, rateLimit: true, jwksRequestsPerMinute: 10 }),
+    // Half of the removal window; the verified-token memo (request-authenticator.ts) has the other half.
+    secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, cacheMaxAge: jwt.keyRemovalMs / 2, rateLimit: true, jwksRequestsPerMinute: 10 }),
     algorithms: ['RS256', 'ES256'],
   };
 }

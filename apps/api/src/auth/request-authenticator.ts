@@ -1,6 +1,7 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Passport } from 'passport';
+import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Principal } from './principal';
 import { JwtStrategy } from './jwt.strategy';
 
@@ -11,9 +12,6 @@ export function unauthorized(info: unknown): UnauthorizedException {
     reason === 'No auth token' ? 'A bearer token is required (Authorization: Bearer <token>)' : `The bearer token is not valid: ${reason}`,
   );
 }
-
-/** How long a verified token is trusted without verifying its signature again (capped by its exp). */
-const VERIFIED_TTL_MS = 60_000;
 
 interface HeaderCarrier {
   headers: Record<string, unknown>;
@@ -37,16 +35,20 @@ function expiresAt(token: string): number | undefined {
  * A phone or a monitoring system sends the same token with every request, and
  * checking its signature was the largest single cost of an append; tokens that
  * verified are remembered by their exact text (signature included) until they
- * expire, for at most a minute, so a key removed from the JWKS stops working
- * within that minute. Failures are never remembered.
+ * expire, for at most half of JWT_KEY_REMOVAL_MS: the JWKS key cache has the
+ * other half, so a key removed from the JWKS stops working within the whole
+ * (a minute by default). Failures are never remembered.
  */
 @Injectable()
 export class RequestAuthenticator {
   private readonly passport = new Passport();
   private readonly verified = new LRUCache<string, Principal>({ max: 10_000 });
+  /** How long a verified token is trusted without verifying its signature again (capped by its exp). */
+  private readonly verifiedTtlMs: number;
 
-  constructor(strategy: JwtStrategy) {
+  constructor(strategy: JwtStrategy, @Inject(APP_CONFIG) config: AppConfig) {
     this.passport.use('jwt', strategy);
+    this.verifiedTtlMs = config.jwt.keyRemovalMs / 2;
   }
 
   async authenticate(request: HeaderCarrier): Promise<Principal> {
@@ -55,7 +57,7 @@ export class RequestAuthenticator {
     const known = token === undefined ? undefined : this.verified.get(token);
     if (known) return known;
     const principal = await this.verify(request);
-    const ttl = Math.min(Date.now() + VERIFIED_TTL_MS, (token && expiresAt(token)) || Infinity) - Date.now();
+    const ttl = Math.min(Date.now() + this.verifiedTtlMs, (token && expiresAt(token)) || Infinity) - Date.now();
     if (token && ttl > 0) this.verified.set(token, principal, { ttl });
     return principal;
   }

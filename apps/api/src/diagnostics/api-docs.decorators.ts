@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiBearerAuth, ApiResponse } from '@nestjs/swagger';
+import { ApiResponse } from '@nestjs/swagger';
 
-const ERROR_TEXT: Record<number, string> = {
+export const ERROR_TEXT: Record<number, string> = {
   400: 'Invalid request',
   401: 'Missing or invalid bearer token',
   403: 'The token lacks the role',
@@ -12,15 +12,15 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Policy decision point unavailable, or views lagging',
 };
 
-/** The `{error, status}` responses a route can give, for the OpenAPI document. */
-export const ApiErrors = (...statuses: number[]) =>
-  applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({ status, description: ERROR_TEXT[status], schema: { $ref: '#/components/schemas/ErrorBody' } }),
-    ),
-  );
-
-/** Bearer token per the mode rules, and the errors auth can give. */
-export const ApiAuth = (...extra: number[]) => applyDecorators(ApiBearerAuth(), ApiErrors(401, ...extra));
-
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** An `{error, status}` response object. */
+export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('ErrorBody') } } });
+
+/**
+ * The `{error, status}` responses a route can give, for the OpenAPI document.
+ * 401 and 403 are declared from the route's access rule (openapi.document.ts),
+ * 403 here only for refusals of the handler's own.
+ */
+export const ApiErrors = (...statuses: number[]) =>
+  applyDecorators(...statuses.map((status) => ApiResponse({ status, ...errorResponse(ERROR_TEXT[status]) })));

@@ -3,10 +3,10 @@ import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/s
 import { CurrentPrincipal, Public } from '../auth/access.decorators';
 import { demandRole } from '../auth/auth.guard';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { ApiAuth, ApiErrors } from './api-docs.decorators';
+import { ApiErrors } from './api-docs.decorators';
 import { OpenApiDocument } from './openapi.document';
 import { openApiComponents, PUBLISHED_SCHEMAS } from './published-schemas';
-import { type SimulationReport, SimulationService } from './simulation.service';
+import { MAX_SIMULATED_EVENTS, type SimulationReport, SimulationService } from './simulation.service';
 import { type ValidationReport, ValidationService } from './validation.service';
 
 const UNIMPLEMENTED = [
@@ -20,6 +20,52 @@ const UNIMPLEMENTED = [
   'metrics/services/:service/reliability',
   'connectors',
 ];
+
+const TEXT = { type: 'string' } as const;
+const COUNT = { type: 'integer', minimum: 0 } as const;
+const object = (properties: Record<string, object>, extra: object = {}) => ({ type: 'object', required: Object.keys(properties), properties, ...extra });
+
+const VALIDATION_REPORT = object({
+  timestamp: { type: 'string', format: 'date-time' },
+  version: TEXT,
+  capabilities: object(Object.fromEntries(['database', 'timeline', 'websocket', 'sse', 'graphql'].map((c) => [c, { type: 'boolean' }]))),
+  results: {
+    type: 'array',
+    items: object({ component: TEXT, check: TEXT, status: { type: 'string', enum: ['pass', 'fail', 'warn'] }, message: TEXT, duration: { type: 'string', example: '1.25ms' } }),
+  },
+  summary: object({ total: COUNT, passed: COUNT, failed: COUNT, warned: COUNT }),
+});
+
+const SIMULATION_REQUEST = {
+  type: 'object',
+  required: ['events'],
+  properties: {
+    events: {
+      type: 'array',
+      maxItems: MAX_SIMULATED_EVENTS,
+      // Not the CloudEvent schema: an event that fails validation is reported in errors, not refused, and legacy types (incident.trigger) are accepted.
+      items: { type: 'object', additionalProperties: true, description: 'A CloudEvent (see the CloudEvent schema)' },
+    },
+    dry_run: { type: 'boolean', default: true },
+  },
+};
+
+const SIMULATION_REPORT = object({
+  timestamp: { type: 'string', format: 'date-time' },
+  dry_run: { type: 'boolean' },
+  events_read: COUNT,
+  events_created: {
+    type: 'array',
+    items: object({ id: TEXT, type: TEXT, source: TEXT, subject: TEXT, time: TEXT, would_create: { type: 'string', enum: ['incident', 'timeline_event', 'nothing'] } }),
+  },
+  errors: {
+    type: 'array',
+    items: { type: 'object', required: ['index', 'error'], properties: { index: COUNT, id: TEXT, error: TEXT } },
+  },
+});
+
+/** Any JSON object: an OpenAPI document or a JSON Schema. */
+const JSON_DOCUMENT = { type: 'object', additionalProperties: true } as const;
 
 @ApiTags('diagnostics')
 @Controller('api/v1')
@@ -35,8 +81,8 @@ export class DiagnosticsController {
     summary: 'Checks every part of the deployment, each timed; self_test=true adds a write-project-read round trip (it appends a probe event, so it needs timeline.writer)',
   })
   @ApiQuery({ name: 'self_test', required: false, enum: ['true', 'false'] })
-  @ApiResponse({ status: 200, description: 'The report; failing checks are listed with status "fail"' })
-  @ApiAuth(400, 403)
+  @ApiResponse({ status: 200, description: 'The report; failing checks are listed with status "fail"', schema: VALIDATION_REPORT })
+  @ApiErrors(400, 401, 403)
   validate(@CurrentPrincipal() caller: Principal, @Query('self_test') selfTest?: string): Promise<ValidationReport> {
     if (selfTest !== undefined && selfTest !== 'true' && selfTest !== 'false') throw new BadRequestException('self_test must be true or false');
     if (selfTest === 'true') demandRole(caller, TIMELINE_ROLES.writer);
@@ -48,19 +94,19 @@ export class DiagnosticsController {
   @ApiOperation({
     summary: 'Runs events through validation and the decider against the stored state the caller could read (duplicates and fingerprint joins: timeline.reader, as the policy shows them); writes nothing',
   })
-  @ApiBody({ schema: { type: 'object', required: ['events'], properties: { events: { type: 'array', items: { type: 'object' } }, dry_run: { type: 'boolean' } } } })
-  @ApiResponse({ status: 200, description: 'What each event would do; invalid events are listed in errors with their index' })
-  @ApiAuth(400, 413, 415)
+  @ApiBody({ schema: SIMULATION_REQUEST })
+  @ApiResponse({ status: 200, description: 'What each event would do; invalid events are listed in errors with their index', schema: SIMULATION_REPORT })
+  @ApiErrors(400, 413, 415, 503)
   simulate(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<SimulationReport> {
     return this.simulation.simulate(body, caller);
   }
 
   @Get('schema')
   @ApiOperation({ summary: 'The JSON Schemas the service validates with, as JSON Schema or OpenAPI components' })
-  @ApiQuery({ name: 'type', required: false, enum: Object.keys(PUBLISHED_SCHEMAS) })
-  @ApiQuery({ name: 'format', required: false, enum: ['openapi', 'jsonschema'] })
-  @ApiResponse({ status: 200, description: 'The schema document' })
-  @ApiAuth(400)
+  @ApiQuery({ name: 'type', required: false, enum: Object.keys(PUBLISHED_SCHEMAS), description: 'Default incident' })
+  @ApiQuery({ name: 'format', required: false, enum: ['openapi', 'jsonschema'], description: 'Default openapi' })
+  @ApiResponse({ status: 200, description: 'An OpenAPI 3.0 document with the schemas as components, or the JSON Schema (draft 2020-12)', schema: JSON_DOCUMENT })
+  @ApiErrors(400)
   schema(@Query('type') type = 'incident', @Query('format') format = 'openapi'): unknown {
     if (!(type in PUBLISHED_SCHEMAS)) throw new BadRequestException(`type must be one of ${Object.keys(PUBLISHED_SCHEMAS).join(', ')}`);
     if (format === 'jsonschema') {
@@ -74,7 +120,7 @@ export class DiagnosticsController {
 
   @Get('openapi.json')
   @ApiOperation({ summary: 'This OpenAPI 3.0 document' })
-  @ApiAuth()
+  @ApiResponse({ status: 200, description: 'The document', schema: JSON_DOCUMENT })
   openapi(): unknown {
     return this.openApi.document;
   }

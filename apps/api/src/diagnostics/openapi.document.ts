@@ -1,6 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '@im/config';
 import { version } from '../../../../package.json';
+import { ACCESS_KEY, type Access } from '../auth/access.decorators';
+import { ERROR_TEXT, errorResponse } from './api-docs.decorators';
 import { ERROR_BODY_SCHEMA, openApiComponents, toOpenApiSchema } from './published-schemas';
 
 /** Holds the OpenAPI document, generated once the app's routes exist. */
@@ -8,15 +12,76 @@ export class OpenApiDocument {
   document?: OpenAPIObject;
 }
 
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
+type ParameterObject = Extract<NonNullable<OperationObject['parameters']>[number], { in: string }>;
+
+const BEARER = 'bearer';
+
+/**
+ * Who may call each operation, read from the same `@Public`/`@RequireRole`
+ * metadata the auth guard enforces, by the operation id Swagger derives from
+ * the handler (`Controller_method`, `[n]` appended for a handler with several paths).
+ */
+function accessByOperationId(app: INestApplication): Map<string, Access | undefined> {
+  const reflector = app.get(Reflector);
+  const access = new Map<string, Access | undefined>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (typeof metatype !== 'function') continue;
+      const prototype = metatype.prototype as Record<string, unknown>;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[method];
+        if (method === 'constructor' || typeof handler !== 'function') continue;
+        access.set(`${metatype.name}_${method}`, reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [handler, metatype]));
+      }
+    }
+  }
+  return access;
+}
+
+/**
+ * The security an operation declares and the auth errors it can give, as the
+ * auth guard decides them: public routes need nothing; a role needs a token in
+ * every mode (401, 403); other routes need a token in production and serve
+ * callers without one in development (`{}`: no security), though a token that
+ * is sent must verify (401).
+ */
+function declareAccess(operation: OperationObject, access: Access | undefined, env: AppConfig['env']): void {
+  if (access?.kind === 'public') {
+    operation.security = [];
+    return;
+  }
+  operation.security = access === undefined && env === 'development' ? [{ [BEARER]: [] }, {}] : [{ [BEARER]: [] }];
+  const auth: OperationObject['responses'] = { 401: errorResponse(ERROR_TEXT[401]) };
+  if (access?.kind === 'role') auth[403] = errorResponse(`${ERROR_TEXT[403]} ${access.role}`);
+  operation.responses = { ...auth, ...operation.responses };
+}
+
+/** Every `{name}` of a path template is a required path parameter (a handler need not read it, e.g. the 404 stubs). */
+function declarePathParameters(path: string, operation: OperationObject): void {
+  const declared = new Set((operation.parameters ?? []).map((p) => 'in' in p && p.in === 'path' && p.name));
+  const missing = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).filter((name) => !declared.has(name));
+  operation.parameters = [...missing.map((name): ParameterObject => ({ name, in: 'path', required: true, schema: { type: 'string' } })), ...(operation.parameters ?? [])];
+}
+
 /** Generates the OpenAPI 3.0 document from the controllers' decorators, with the validators' schemas as components. */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+export function buildOpenApiDocument(app: INestApplication, config: Pick<AppConfig, 'env'>): OpenAPIObject {
+  const builder = new DocumentBuilder()
     .setTitle('Incident service')
     .setDescription('Incidents, the CloudEvents timeline ledger and diagnostics. GraphQL is at /api/v1/graphql. Errors are {error, status}.')
     .setVersion(version)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
+    .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+    // Relative: the paths are served by the instance that serves this document.
+    .addServer('/')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  const access = accessByOperationId(app);
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item) as OperationObject[]) {
+      declareAccess(operation, access.get(operation.operationId?.replace(/\[\d+\]$/, '') ?? ''), config.env);
+      declarePathParameters(path, operation);
+    }
+  }
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, ...(openApiComponents() as object), ErrorBody: toOpenApiSchema(ERROR_BODY_SCHEMA) as object },

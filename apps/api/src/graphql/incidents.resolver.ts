@@ -47,10 +47,12 @@ export class IncidentsResolver {
   })
   async myIncidents(
     @GqlPrincipal() caller: Principal,
-    @Args('limit', { type: () => Int, defaultValue: MY_INCIDENTS_DEFAULT_LIMIT }) limit: number,
+    // `Int = 20` as interface.md has it: an explicit null means the default.
+    @Args('limit', { type: () => Int, nullable: true, defaultValue: MY_INCIDENTS_DEFAULT_LIMIT }) requested: number | null,
     @Args('status', { type: () => [Status], nullable: true }) status?: Status[],
     @Args('severity', { type: () => [Severity], nullable: true }) severity?: Severity[],
   ): Promise<IncidentSummary[]> {
+    const limit = requested ?? MY_INCIDENTS_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > MY_INCIDENTS_MAX_LIMIT) {
       throw new InvalidError(`limit must be from 1 to ${MY_INCIDENTS_MAX_LIMIT}`);
     }

@@ -1,5 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
+import { DEFAULT_NOTIFICATION_SETTINGS } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
@@ -14,10 +15,11 @@ export class PreferencesResolver {
     @Inject(READ_STORE) private readonly readStore: ReadStore,
   ) {}
 
-  @Query(() => NotificationPreferences, { nullable: true, description: "The caller's settings; null until first saved" })
-  async notificationSettings(@GqlPrincipal() caller: Principal): Promise<NotificationPreferences | null> {
+  // Nullable by contract, but never null: a client caches this object and updates it by id, which a null cannot be.
+  @Query(() => NotificationPreferences, { nullable: true, description: "The caller's settings; the defaults until first saved" })
+  async notificationSettings(@GqlPrincipal() caller: Principal): Promise<NotificationPreferences> {
     const stored = await this.readStore.preferences.findByUser(caller.sub);
-    return stored ? toGqlPreferences(caller.sub, stored) : null;
+    return toGqlPreferences(caller.sub, stored ?? DEFAULT_NOTIFICATION_SETTINGS);
   }
 
   @Mutation(() => NotificationPreferences, { description: 'Changes the fields given; quietHours: null turns quiet hours off' })

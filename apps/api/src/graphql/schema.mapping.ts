@@ -29,6 +29,7 @@ export const toGqlSummary = (incident: DomainIncident): IncidentSummary => ({
 });
 
 export const toGqlPreferences = (userId: string, prefs: Omit<StoredPreferences, 'userId' | 'updatedAt'>): NotificationPreferences => ({
+  id: userId,
   userId,
   pushEnabled: prefs.pushEnabled,
   severityFilter: prefs.severityFilter.map(toGqlSeverity),

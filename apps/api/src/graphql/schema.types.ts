@@ -108,6 +108,8 @@ export class QuietHours {
 
 @ObjectType()
 export class NotificationPreferences {
+  // Clients' caches (Apollo, urql Graphcache) normalise objects by `id`: without one an update never reaches a cached read.
+  @Field(() => ID, { description: 'Identifies the settings (one per user) for client caches' }) id!: string;
   @Field(() => ID) userId!: string;
   @Field() pushEnabled!: boolean;
   @Field(() => [Severity]) severityFilter!: Severity[];

@@ -14,7 +14,7 @@ import type { Transition } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/access.decorators';
-import { ApiAuth, ApiErrors, ref } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import type { Principal } from '../auth/principal';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
@@ -25,7 +25,6 @@ const BASE_PATH = '/api/v1/incidents';
 const STATUS_ANSWER = (status: string) => ({ type: 'object', required: ['status'], properties: { status: { type: 'string', example: status } } });
 
 @ApiTags('incidents')
-@ApiAuth()
 @Controller('api/v1/incidents')
 export class IncidentsController {
   constructor(
@@ -38,7 +37,12 @@ export class IncidentsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Declare an incident (open); answers with it and a Location header' })
   @ApiBody({ schema: ref('CreateIncident') })
-  @ApiResponse({ status: 201, description: 'The new incident', schema: ref('Incident') })
+  @ApiResponse({
+    status: 201,
+    description: 'The new incident',
+    schema: ref('Incident'),
+    headers: { Location: { description: 'The path of the new incident', schema: { type: 'string' } } },
+  })
   @ApiErrors(400, 413, 415)
   async create(
     @Body() body: CreateIncidentDto,
@@ -52,11 +56,16 @@ export class IncidentsController {
 
   @Get()
   @ApiOperation({ summary: 'Incidents, newest first; Link rel="next" when more exist' })
-  @ApiQuery({ name: 'status', required: false, description: 'Comma-separated: open, acknowledged, mitigated, resolved, closed' })
-  @ApiQuery({ name: 'severity', required: false, description: 'Comma-separated: SEV-1 … SEV-4' })
+  @ApiQuery({ name: 'status', required: false, type: String, description: 'Comma-separated: open, acknowledged, mitigated, resolved, closed' })
+  @ApiQuery({ name: 'severity', required: false, type: String, description: 'Comma-separated: SEV-1 … SEV-4' })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiResponse({ status: 200, description: 'A page of incidents', schema: { type: 'array', items: ref('Incident') } })
+  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'From the Link header of the previous page' })
+  @ApiResponse({
+    status: 200,
+    description: 'A page of incidents',
+    schema: { type: 'array', items: ref('Incident') },
+    headers: { Link: { description: 'The next page, as <path?query>; rel="next"; absent on the last page', schema: { type: 'string' } } },
+  })
   @ApiErrors(400)
   async list(
     @Query() rawQuery: RawQuery,

@@ -1,9 +1,9 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query, Res, HttpCode, PayloadTooLargeException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { checkCloudEvent } from '@im/cloudevents';
-import { ApiBody, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { ApiAuth, ApiErrors, ref } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
@@ -36,23 +36,26 @@ const APPEND_ANSWER = {
   required: ['event_id', 'created', 'incident_id'],
   properties: { event_id: { type: 'string' }, created: { type: 'boolean' }, incident_id: { type: 'string' } },
 };
-const TIMELINE_EVENT = {
+const TIMELINE_EVENT_FIELDS = {
+  ...Object.fromEntries(['id', 'incident_id', 'event_type', 'actor', 'title', 'content', 'source'].map((f) => [f, { type: 'string' }])),
+  event_time: { type: 'string', format: 'date-time' },
+  data: { type: 'object', additionalProperties: true, description: 'Event data without the title' },
+  redacted: { type: 'array', items: { type: 'string' }, description: 'Field paths shown as "[REDACTED]" to this caller' },
+};
+const TIMELINE_EVENT = { type: 'object', required: Object.keys(TIMELINE_EVENT_FIELDS), properties: TIMELINE_EVENT_FIELDS };
+const STORED_TIMELINE_EVENT = {
   type: 'object',
-  properties: Object.fromEntries(
-    ['id', 'incident_id', 'event_time', 'event_type', 'actor', 'title', 'content', 'source', 'created_at'].map((f) => [f, { type: 'string' }]),
-  ),
+  required: [...TIMELINE_EVENT.required, 'created_at'],
+  properties: { ...TIMELINE_EVENT_FIELDS, created_at: { type: 'string', format: 'date-time', description: 'When the ledger stored the event' } },
 };
 const TIMELINE_PAGE = {
   type: 'object',
   required: ['events', 'next_cursor'],
-  properties: {
-    events: { type: 'array', items: { ...TIMELINE_EVENT, properties: { ...TIMELINE_EVENT.properties, data: { type: 'object' }, redacted: { type: 'array', items: { type: 'string' } } } } },
-    next_cursor: { type: 'string', nullable: true },
-  },
+  properties: { events: { type: 'array', items: TIMELINE_EVENT }, next_cursor: { type: 'string', nullable: true } },
 };
 
 @ApiTags('timeline')
-@ApiAuth(403, 503)
+@ApiErrors(503)
 @Controller('api/v1')
 export class TimelineController {
   constructor(
@@ -64,6 +67,7 @@ export class TimelineController {
   @Post('timeline/events')
   @RequireRole(TIMELINE_ROLES.writer)
   @ApiOperation({ summary: 'Append a CloudEvent (idempotent on source + im.origin_id and source + id); needs timeline.writer' })
+  @ApiConsumes('application/cloudevents+json', 'application/json')
   @ApiBody({ schema: ref('CloudEvent') })
   @ApiResponse({ status: 201, description: 'A new event', schema: APPEND_ANSWER })
   @ApiResponse({ status: 200, description: 'A duplicate: the stored ids, created false', schema: APPEND_ANSWER })
@@ -82,7 +86,7 @@ export class TimelineController {
   @Get('timeline/events/:eventId')
   @RequireRole(TIMELINE_ROLES.reader)
   @ApiOperation({ summary: 'One event, after policy (withheld = 404); needs timeline.reader' })
-  @ApiResponse({ status: 200, description: 'The event as read', schema: TIMELINE_EVENT })
+  @ApiResponse({ status: 200, description: 'The event as read', schema: STORED_TIMELINE_EVENT })
   @ApiErrors(404)
   async event(@Param('eventId') eventId: string, @CurrentPrincipal() caller: Principal): Promise<TimelineEventView> {
     const shown = await this.reader.event(caller, eventId);
@@ -92,13 +96,13 @@ export class TimelineController {
   @Get('incidents/:id/timeline')
   @RequireRole(TIMELINE_ROLES.reader)
   @ApiOperation({ summary: "An incident's events, filtered and keyset-paged; needs timeline.reader" })
-  @ApiQuery({ name: 'type', required: false, description: 'Exact type or prefix ending in *, e.g. im.incident.*' })
+  @ApiQuery({ name: 'type', required: false, type: String, description: 'Exact type or prefix ending in *, e.g. im.incident.*' })
   @ApiQuery({ name: 'from', required: false, schema: { type: 'string', format: 'date-time' } })
   @ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date-time' } })
-  @ApiQuery({ name: 'actor', required: false })
+  @ApiQuery({ name: 'actor', required: false, type: String })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } })
-  @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'] })
+  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'next_cursor of the previous page' })
+  @ApiQuery({ name: 'order', required: false, enum: ['asc', 'desc'], description: 'Default desc' })
   @ApiResponse({ status: 200, description: 'A page; next_cursor is null on the last', schema: TIMELINE_PAGE })
   @ApiErrors(400, 404)
   async incidentTimeline(
@@ -145,8 +149,14 @@ export class TimelineController {
   @RequireRole(TIMELINE_ROLES.exporter)
   @ApiOperation({ summary: 'The whole timeline as the caller may see it: JSON CloudEvents or Markdown; needs timeline.exporter' })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'markdown'] })
-  @ApiProduces('application/json', 'text/markdown')
-  @ApiResponse({ status: 200, description: 'JSON: an array of CloudEvents; Markdown: the audit layout', schema: { type: 'array', items: ref('CloudEvent') } })
+  @ApiResponse({
+    status: 200,
+    description: 'JSON (the default): an array of CloudEvents; Markdown: the audit layout',
+    content: {
+      'application/json': { schema: { type: 'array', items: ref('CloudEvent') } },
+      'text/markdown': { schema: { type: 'string' } },
+    },
+  })
   @ApiErrors(400, 404)
   async export(
     @Param('id') id: string,

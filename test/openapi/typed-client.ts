@@ -1,0 +1,181 @@
+/**
+ * A client as a user would write it: openapi-fetch over the types
+ * openapi-typescript generates from the live document (`generated-openapi` is
+ * mapped to them when openapi-document.e2e.spec.ts compiles this file with
+ * `tsc --strict`; the project's own tsc skips this folder). Every operation of
+ * the document must appear below, or the file does not compile; each sends a
+ * typed body and reads its typed answer.
+ */
+import { randomUUID } from 'node:crypto';
+import createClient from 'openapi-fetch';
+import type { components, paths } from 'generated-openapi';
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** What a call got: the HTTP responses, and the typed values it read from the body. */
+export interface Answer {
+  responses: Response[];
+  read?: unknown;
+}
+
+/** One call per path and method the document declares. */
+export type EveryOperation = { [P in keyof paths]: { [M in Method as undefined extends paths[P][M] ? never : M]: () => Promise<Answer> } };
+
+type CloudEvent = components['schemas']['CloudEvent'];
+type Incident = components['schemas']['Incident'];
+type ErrorBody = components['schemas']['ErrorBody'];
+
+export function typedClient(baseUrl: string, token: string): EveryOperation {
+  const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
+  let incidentId = 'INC-00000000';
+  let eventId: string = randomUUID();
+  const path = () => ({ path: { id: incidentId } });
+  const noticeErrors = (error: ErrorBody | undefined): string | undefined => error && `${error.status} ${error.error}`;
+
+  return {
+    '/health': {
+      get: async () => {
+        const { data, response } = await api.GET('/health');
+        const status: string | undefined = data?.status;
+        return { responses: [response], read: status };
+      },
+    },
+    '/api/v1/incidents': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/incidents', { body: { title: 'Checkout is down', severity: 'SEV-2', description: 'Typed client' } });
+        const created: Incident | undefined = data;
+        if (created) incidentId = created.id;
+        const location: string | null = response.headers.get('location');
+        return { responses: [response], read: location };
+      },
+      get: async () => {
+        const { data, error, response } = await api.GET('/api/v1/incidents', { params: { query: { status: 'open,acknowledged', severity: 'SEV-2,SEV-4', limit: 1 } } });
+        const titles: string[] | undefined = data?.map((incident) => incident.title);
+        const next: string | null = response.headers.get('link');
+        return { responses: [response], read: [titles, next, noticeErrors(error)] };
+      },
+    },
+    '/api/v1/incidents/{id}': {
+      get: async () => {
+        const { data, error, response } = await api.GET('/api/v1/incidents/{id}', { params: path() });
+        const severity: string | undefined = data?.severity;
+        return { responses: [response], read: [severity, noticeErrors(error)] };
+      },
+    },
+    '/api/v1/timeline/events': {
+      post: async () => {
+        const note: CloudEvent = {
+          specversion: '1.0',
+          id: randomUUID(),
+          source: 'im://typed-client',
+          type: 'im.incident.note',
+          time: new Date().toISOString(),
+          subject: `incident/${incidentId}`,
+          data: { title: 'Rolled back', content: 'Deploy 42 reverted' },
+          'im.actor': 'typed-client',
+          'im.origin_id': randomUUID(),
+          'im.data_class': ['pii'],
+          'im.visibility': 'internal',
+        };
+        const { data, response } = await api.POST('/api/v1/timeline/events', { body: note, headers: { 'content-type': 'application/cloudevents+json' } });
+        if (data) eventId = data.event_id;
+        const created: boolean | undefined = data?.created;
+        return { responses: [response], read: created };
+      },
+    },
+    '/api/v1/timeline/events/{eventId}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/timeline/events/{eventId}', { params: { path: { eventId } } });
+        const read: [unknown, string[], string] | undefined = data && [data.data.content, data.redacted, data.created_at];
+        return { responses: [response], read };
+      },
+    },
+    '/api/v1/incidents/{id}/timeline': {
+      get: async () => {
+        const query = { type: 'im.incident.*', from: '2020-01-01T00:00:00Z', actor: 'typed-client', limit: 2, order: 'asc' } as const;
+        const { data, response } = await api.GET('/api/v1/incidents/{id}/timeline', { params: { ...path(), query } });
+        const redacted: string[][] | undefined = data?.events.map((event) => event.redacted);
+        const next: string | null | undefined = data?.next_cursor;
+        return { responses: [response], read: [redacted, next] };
+      },
+    },
+    '/api/v1/timeline/query': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/timeline/query', { body: { incident_id: incidentId, from_time: '2020-01-01T00:00:00Z', limit: 5, order: 'desc' } });
+        const titles: string[] | undefined = data?.events.map((event) => event.title);
+        return { responses: [response], read: titles };
+      },
+    },
+    '/api/v1/incidents/{id}/timeline/export': {
+      get: async () => {
+        const json = await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { ...path(), query: { format: 'json' } } });
+        const exported: unknown[] | undefined = Array.isArray(json.data) ? json.data.map((event: CloudEvent) => event.data?.title) : undefined;
+        const markdown = await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { ...path(), query: { format: 'markdown' } }, parseAs: 'text' });
+        const text: string | undefined = markdown.data;
+        return { responses: [json.response, markdown.response], read: [exported, text] };
+      },
+    },
+    '/api/v1/incidents/{id}/ack': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/incidents/{id}/ack', { params: path() });
+        const status: string | undefined = data?.status;
+        return { responses: [response], read: status };
+      },
+    },
+    '/api/v1/incidents/{id}/mitigate': {
+      post: async () => ({ responses: [(await api.POST('/api/v1/incidents/{id}/mitigate', { params: path() })).response] }),
+    },
+    '/api/v1/incidents/{id}/resolve': {
+      post: async () => ({ responses: [(await api.POST('/api/v1/incidents/{id}/resolve', { params: path() })).response] }),
+    },
+    '/api/v1/incidents/{id}/close': {
+      post: async () => ({ responses: [(await api.POST('/api/v1/incidents/{id}/close', { params: path() })).response] }),
+    },
+    '/api/v1/validate': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/validate', { params: { query: { self_test: 'false' } } });
+        const failed: string[] | undefined = data?.results.filter((result) => result.status === 'fail').map((result) => `${result.component}.${result.check}`);
+        const summary: number | undefined = data?.summary.failed;
+        return { responses: [response], read: [failed, summary, data?.capabilities.graphql] };
+      },
+    },
+    '/api/v1/simulate': {
+      post: async () => {
+        const events = [{ specversion: '1.0', id: randomUUID(), source: 'im://typed-client', type: 'incident.trigger', time: new Date().toISOString(), data: { title: 'Simulated', severity: 'SEV-3' } }];
+        const { data, response } = await api.POST('/api/v1/simulate', { body: { events, dry_run: true } });
+        const outcome: ('incident' | 'timeline_event' | 'nothing')[] | undefined = data?.events_created.map((event) => event.would_create);
+        const errors: number[] | undefined = data?.errors.map((error) => error.index);
+        return { responses: [response], read: [outcome, errors] };
+      },
+    },
+    '/api/v1/schema': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/schema', { params: { query: { type: 'event', format: 'jsonschema' } } });
+        const title: unknown = data?.title;
+        return { responses: [response], read: title };
+      },
+    },
+    '/api/v1/openapi.json': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/openapi.json');
+        const version: unknown = data?.openapi;
+        return { responses: [response], read: version };
+      },
+    },
+    '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },
+    '/api/v1/correlation/groups': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/groups')).response] }) },
+    '/api/v1/correlation/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/stats')).response] }) },
+    '/api/v1/sla/status/{id}': {
+      get: async () => {
+        const { error, response } = await api.GET('/api/v1/sla/status/{id}', { params: path() });
+        return { responses: [response], read: noticeErrors(error) };
+      },
+    },
+    '/api/v1/sla/metrics': { get: async () => ({ responses: [(await api.GET('/api/v1/sla/metrics')).response] }) },
+    '/api/v1/metrics/incidents': { get: async () => ({ responses: [(await api.GET('/api/v1/metrics/incidents')).response] }) },
+    '/api/v1/metrics/teams': { get: async () => ({ responses: [(await api.GET('/api/v1/metrics/teams')).response] }) },
+    '/api/v1/metrics/services/{service}/reliability': {
+      get: async () => ({ responses: [(await api.GET('/api/v1/metrics/services/{service}/reliability', { params: { path: { service: 'checkout' } } })).response] }),
+    },
+    '/api/v1/connectors': { get: async () => ({ responses: [(await api.GET('/api/v1/connectors')).response] }) },
+  };
+}
