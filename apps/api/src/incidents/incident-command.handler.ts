@@ -53,7 +53,6 @@ export class IncidentCommandHandler {
     const { appended } = await this.writer.write(
       incidentId,
       (state) => decide({ kind: 'add_note', incidentId, time: now(), content }, state).map((e) => toCloudEvent(e, context)),
-      { exactRevision: () => false },
     );
     return appended[0];
   }
