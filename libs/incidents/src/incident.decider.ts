@@ -86,19 +86,26 @@ function validSeverity(severity: unknown): Severity {
   return severity;
 }
 
-function decideDeclare(command: DeclareIncident, state: IncidentState): IncidentEvent[] {
-  if (state) throw new ConflictError(`Incident ${command.incidentId} already exists`);
-  const { description } = command;
-  const title = validTitle(command.title);
-  const severity = validSeverity(command.severity);
+/**
+ * The optional fields an incident is opened with, checked the same way
+ * whichever path opens it (REST, GraphQL, a timeline declare, an alert).
+ */
+function validDetails(fields: { description?: unknown; services?: unknown; labels?: unknown }) {
+  const { description } = fields;
   if (description !== undefined && typeof description !== 'string') {
     throw new InvalidError('description must be a string');
   }
   if (description !== undefined && description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidError(`description must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
   }
-  const services = validServices(command.services);
-  const labels = validLabels(command.labels);
+  return { description, services: validServices(fields.services), labels: validLabels(fields.labels) };
+}
+
+function decideDeclare(command: DeclareIncident, state: IncidentState): IncidentEvent[] {
+  if (state) throw new ConflictError(`Incident ${command.incidentId} already exists`);
+  const title = validTitle(command.title);
+  const severity = validSeverity(command.severity);
+  const { description, services, labels } = validDetails(command);
   const { incidentId, time, commander } = command;
   const declared: IncidentEvent = {
     type: INCIDENT_EVENT_TYPES.declare,
@@ -163,11 +170,13 @@ export function decideRecord({ incidentId, event }: RecordEvent, state: Incident
     if (state) throw new ConflictError(`Incident ${incidentId} already exists`);
     validTitle(data.title);
     validSeverity(data.severity);
+    validDetails(data);
     return [event];
   }
   if (event.type === ALERT_TRIGGER_TYPE && !state) {
     if (data.title !== undefined) validTitle(data.title);
     if (data.severity !== undefined) validSeverity(data.severity);
+    validDetails(data);
     return [event];
   }
   if (!state) throw incidentNotFound(incidentId);
