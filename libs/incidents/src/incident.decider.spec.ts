@@ -228,6 +228,14 @@ describe('declarations through the timeline', () => {
     expect(() => record('im.alert.trigger', fields)).toThrow(message);
   });
 
+  it('folds a declaration stored before these checks without its broken fields', () => {
+    const stored = { ...declared, data: { ...declared.data, services: [{ x: 1 }], labels: { team: 7 } } } as unknown as IncidentEvent;
+    const state = evolve(undefined, stored);
+    expect(state).toMatchObject({ title: 'Checkout is down', status: 'open' });
+    expect(state).not.toHaveProperty('services');
+    expect(state).not.toHaveProperty('labels');
+  });
+
   it('stores a valid declaration as it came', () => {
     const data = { ...title, services: ['api'], labels: { team: 'payments' } };
     expect(record('im.incident.declare', data)).toEqual([{ type: 'im.incident.declare', incidentId: ID, time: T0, data }]);

@@ -201,9 +201,20 @@ function opened(event: LedgerEvent, title: string, severity: Severity, data: Rec
     updatedAt: event.time,
   };
   if (typeof data.description === 'string') incident.description = data.description;
-  if (Array.isArray(data.services)) incident.services = data.services as string[];
-  if (data.labels && typeof data.labels === 'object') incident.labels = data.labels as Record<string, string>;
+  const services = unlessInvalid(validServices, data.services);
+  if (services) incident.services = services;
+  const labels = unlessInvalid(validLabels, data.labels);
+  if (labels) incident.labels = labels;
   return incident;
+}
+
+/** A field the checks would refuse (stored before they ran on every path) is left out, not shown broken. */
+function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | undefined {
+  try {
+    return check(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
