@@ -84,7 +84,8 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       expect(read.every((r) => r.streamId === stream)).toBe(true);
       expect(read[1].position).toBe(result.position);
       expect(read[0].position < read[1].position).toBe(true);
-      expect(Number.isNaN(Date.parse(read[0].recordedAt))).toBe(false);
+      // Incidents are dated with it (created_at, updated_at): RFC 3339 UTC with fractional seconds.
+      expect(read[0].recordedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
     });
 
     it('reads a stream from a revision on', async () => {

@@ -69,11 +69,3 @@ const TRANSITION_BY_TYPE = new Map<string, Transition>(
 /** The lifecycle move an event type stands for, if it is one. */
 export const transitionOf = (eventType: string): Transition | undefined =>
   TRANSITION_BY_TYPE.get(eventType);
-
-/**
- * Whether accepting an event depends on the incident's exact lifecycle state
- * (so it must be appended at the revision it was decided on). Other events
- * only need the incident to exist.
- */
-export const dependsOnLifecycle = (eventType: string): boolean =>
-  eventType === INCIDENT_EVENT_TYPES.declare || transitionOf(eventType) !== undefined;

@@ -243,3 +243,34 @@ describe('roles, notes and GraphQL declarations', () => {
     expect(() => decideRecord({ kind: 'record', incidentId: ID, event }, open)).toThrow(InvalidError);
   });
 });
+
+describe('declarations through the timeline', () => {
+  const record = (type: string, data: Record<string, unknown>) =>
+    decideRecord({ kind: 'record', incidentId: ID, event: { type, incidentId: ID, time: T0, data } }, undefined);
+  const title = { title: 'Checkout is down', severity: 'SEV-1' };
+
+  it.each([
+    ['services that are not names', { services: [{ x: 1 }] }, /services must be a list/],
+    ['services that are not a list', { services: 'api' }, /services must be a list/],
+    ['labels with a non-text value', { labels: { team: 1 } }, /labels must be an object/],
+    ['labels that are a list', { labels: ['a'] }, /labels must be an object/],
+    ['a description that is not text', { description: 5 }, /description must be a string/],
+  ])('refuses %s, as the REST and GraphQL declare do', (_, fields, message) => {
+    expect(() => decide({ kind: 'declare', incidentId: ID, time: T0, ...title, ...fields }, undefined)).toThrow(message);
+    expect(() => record('im.incident.declare', { ...title, ...fields })).toThrow(message);
+    expect(() => record('im.alert.trigger', fields)).toThrow(message);
+  });
+
+  it('folds a declaration stored before these checks without its broken fields', () => {
+    const stored = { ...declared, data: { ...declared.data, services: [{ x: 1 }], labels: { team: 7 } } } as unknown as IncidentEvent;
+    const state = evolve(undefined, stored);
+    expect(state).toMatchObject({ title: 'Checkout is down', status: 'open' });
+    expect(state).not.toHaveProperty('services');
+    expect(state).not.toHaveProperty('labels');
+  });
+
+  it('stores a valid declaration as it came', () => {
+    const data = { ...title, services: ['api'], labels: { team: 'payments' } };
+    expect(record('im.incident.declare', data)).toEqual([{ type: 'im.incident.declare', incidentId: ID, time: T0, data }]);
+  });
+});

@@ -87,19 +87,26 @@ function validSeverity(severity: unknown): Severity {
   return severity;
 }
 
-function decideDeclare(command: DeclareIncident, state: IncidentState): IncidentEvent[] {
-  if (state) throw new ConflictError(`Incident ${command.incidentId} already exists`);
-  const { description } = command;
-  const title = validTitle(command.title);
-  const severity = validSeverity(command.severity);
+/**
+ * The optional fields an incident is opened with, checked the same way
+ * whichever path opens it (REST, GraphQL, a timeline declare, an alert).
+ */
+function validDetails(fields: { description?: unknown; services?: unknown; labels?: unknown }) {
+  const { description } = fields;
   if (description !== undefined && typeof description !== 'string') {
     throw new InvalidError('description must be a string');
   }
   if (description !== undefined && description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidError(`description must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
   }
-  const services = validServices(command.services);
-  const labels = validLabels(command.labels);
+  return { description, services: validServices(fields.services), labels: validLabels(fields.labels) };
+}
+
+function decideDeclare(command: DeclareIncident, state: IncidentState): IncidentEvent[] {
+  if (state) throw new ConflictError(`Incident ${command.incidentId} already exists`);
+  const title = validTitle(command.title);
+  const severity = validSeverity(command.severity);
+  const { description, services, labels } = validDetails(command);
   const { incidentId, time, commander } = command;
   const declared: IncidentEvent = {
     type: INCIDENT_EVENT_TYPES.declare,
@@ -164,11 +171,13 @@ export function decideRecord({ incidentId, event }: RecordEvent, state: Incident
     if (state) throw new ConflictError(`Incident ${incidentId} already exists`);
     validTitle(data.title);
     validSeverity(data.severity);
+    validDetails(data);
     return [event];
   }
   if (event.type === ALERT_TRIGGER_TYPE && !state) {
     if (data.title !== undefined) validTitle(data.title);
     if (data.severity !== undefined) validSeverity(data.severity);
+    validDetails(data);
     return [event];
   }
   if (!state) throw incidentNotFound(incidentId);
@@ -193,10 +202,21 @@ function opened(event: LedgerEvent, title: string, severity: Severity, data: Rec
     updatedAt: event.time,
   };
   if (typeof data.description === 'string') incident.description = data.description;
-  if (Array.isArray(data.services)) incident.services = data.services as string[];
-  if (data.labels && typeof data.labels === 'object') incident.labels = data.labels as Record<string, string>;
+  const services = unlessInvalid(validServices, data.services);
+  if (services) incident.services = services;
+  const labels = unlessInvalid(validLabels, data.labels);
+  if (labels) incident.labels = labels;
   if (event.visibility !== undefined) incident.visibility = event.visibility;
   return incident;
+}
+
+/** A field the checks would refuse (stored before they ran on every path) is left out, not shown broken. */
+function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | undefined {
+  try {
+    return check(value);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -22,9 +22,9 @@ export interface Incident {
   description?: string;
   severity: Severity;
   status: Status;
-  /** RFC 3339 UTC, from the declaring event's time. */
+  /** RFC 3339 UTC: when the ledger recorded the declaration (readers fold with the recorded time). */
   createdAt: string;
-  /** RFC 3339 UTC, from the time of the last event that changed the incident. */
+  /** RFC 3339 UTC: when the ledger recorded the last change. */
   updatedAt: string;
   /** Who holds which RACI role (user ids from token `sub`). */
   roles?: Partial<Record<RaciRole, string>>;

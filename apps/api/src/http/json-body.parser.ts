@@ -23,10 +23,77 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** A number literal's decimal value as sign, significant digits and exponent ("-12e3"); undefined for Infinity/NaN. */
+function decimalValue(literal: string): string | undefined {
+  const parts = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  if (!parts) return undefined;
+  const [, sign, whole, fraction = '', exponent = '0'] = parts;
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if (digits === '') return '0';
+  const significant = digits.replace(/0+$/, '');
+  return `${sign}${significant}e${BigInt(exponent) - BigInt(fraction.length) + BigInt(digits.length - significant.length)}`;
+}
+
+/** Whether JSON.parse keeps the literal's value (it reads every number as a 64-bit float). */
+const keptExactly = (literal: string) => decimalValue(literal) === decimalValue(String(Number(literal)));
+
+interface Container {
+  /** The key or index the scan is at. */
+  at: string | number;
+  inObject: boolean;
+  /** In an object, the next string is a key. */
+  expectKey: boolean;
+}
+
+const pathOf = (stack: Container[]) =>
+  stack.map(({ at }, i) => (typeof at === 'number' ? `[${at}]` : i === 0 ? at : `.${at}`)).join('');
+
+/**
+ * The first number in a (valid) JSON text that parsing would change, with
+ * where it is: integers beyond 2^53, more digits than a double holds, values
+ * that overflow to Infinity (stored as null) or underflow to 0. An audit
+ * ledger must store what it was given, so such a body is refused.
+ */
+export function firstInexactNumber(text: string): { path: string; literal: string } | undefined {
+  // Only a literal with 16+ digits in a row or an exponent can fail to round-trip: most bodies skip the scan.
+  if (!/\d{16}|\d[eE]/.test(text)) return undefined;
+  const stack: Container[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const top = stack[stack.length - 1];
+    if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.inObject && top.expectKey) {
+        top.at = JSON.parse(text.slice(i, end + 1)) as string;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') {
+      stack.push({ at: c === '{' ? '' : 0, inObject: c === '{', expectKey: c === '{' });
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+    } else if (c === ',') {
+      if (top.inObject) top.expectKey = true;
+      else top.at = (top.at as number) + 1;
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let end = i + 1;
+      while (end < text.length && /[\d.eE+-]/.test(text[end])) end++;
+      const literal = text.slice(i, end);
+      if (!keptExactly(literal)) return { path: pathOf(stack), literal };
+      i = end - 1;
+    }
+  }
+  return undefined;
+}
+
+const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
+
 /**
  * JSON bodies for our media types only (anything else is 415); an empty body
  * reads as "no body" so bodiless POSTs work whatever headers a client sends.
  * Fastify's parser also refuses `__proto__` and `constructor.prototype` keys.
+ * A number that parsing would change is refused with 400 naming its field.
  */
 export function registerJsonParser(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
@@ -40,7 +107,19 @@ export function registerJsonParser(fastify: FastifyInstance): void {
       if (jsonNestsDeeperThan(text, MAX_BODY_NESTING)) {
         return done(new BadRequestException(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
       }
-      parseJson(request, text, done);
+      parseJson(request, text, (error, value) => {
+        if (error) return done(error, undefined);
+        const inexact = firstInexactNumber(text);
+        if (!inexact) return done(null, value);
+        const where = inexact.path === '' ? 'The body' : inexact.path;
+        done(
+          new BadRequestException(
+            `${where} is the number ${shorten(inexact.literal)}, which cannot be stored exactly ` +
+              '(a JSON number is kept as a 64-bit float: integers up to 2^53, about 16 significant digits); send it as a string',
+          ),
+          undefined,
+        );
+      });
     },
   );
 }

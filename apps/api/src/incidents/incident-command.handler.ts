@@ -67,8 +67,6 @@ export class IncidentCommandHandler {
     const { appended } = await this.writer.write(
       incidentId,
       (state) => this.decided(context, decide({ kind: 'add_note', incidentId, time: now(), content }, this.shown(incidentId, state, context))),
-      // A note is refused once the incident is closed: only a resolved one can be closed meanwhile, so only then must the revision hold.
-      { exactRevision: (state) => state?.status === 'resolved' },
     );
     return appended[0];
   }

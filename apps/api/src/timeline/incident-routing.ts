@@ -1,19 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { type CloudEvent, incidentIdOfSubject, SERVICE_SOURCE } from '@im/cloudevents';
-import { EVENT_STORE, type EventStore, WrongExpectedRevisionError } from '@im/event-store';
+import { EVENT_STORE, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '@im/event-store';
 import {
   ALERT_RESOLVE_TYPE,
   ALERT_TRIGGER_TYPE,
+  ConflictError,
   INCIDENT_EVENT_TYPES,
   INCIDENT_ID_PATTERN,
+  type IncidentState,
   InvalidError,
   NotFoundError,
 } from '@im/incidents';
 import { FINGERPRINT_STREAM_PREFIX } from '@im/persistence';
-import { incidentStreamId } from '@im/read-models';
 import { newIncidentId } from '../incidents/incident-command.handler';
-import { foldIncident } from '../ledger/incident-stream.writer';
+import { FoldedStreams } from '../ledger/folded-streams';
+import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
 
 /** Internal event of a fingerprint's claim stream: alerts with this fingerprint now join this incident. */
 export const FINGERPRINT_BIND_TYPE = 'im.fingerprint.bind';
@@ -23,12 +25,40 @@ const fingerprintStreamId = (fingerprint: string) =>
 
 const MAX_ATTEMPTS = 20;
 
+/** Not resolved or closed yet; an incident that was claimed but never written counts as open. */
+const unresolved = (state: IncidentState) => !state || (state.status !== 'resolved' && state.status !== 'closed');
+
+/** The incident a fingerprint's alerts join: the last claim of its stream. */
+type Binding = { incidentId: string } | undefined;
+const bindingOf = (_: Binding, claim: RecordedEvent): Binding => ({ incidentId: String(claim.event.data?.incident_id) });
+
+export interface Route {
+  incidentId: string;
+  opensIncident: boolean;
+  /**
+   * What the choice of incident rested on, if it depends on the incident's
+   * state: the event may be appended only at a revision where this still
+   * holds; where it no longer does, the event is routed again.
+   */
+  holds?: (state: IncidentState) => boolean;
+}
+
+/** The incident an event was routed to changed before the event was stored there: route it again. */
+export class RouteChangedError extends ConflictError {}
+
 /** Which incident a timeline event belongs to (decisions.md, "An event without subject"). */
 @Injectable()
 export class IncidentRouting {
-  constructor(@Inject(EVENT_STORE) private readonly eventStore: EventStore) {}
+  private readonly bindings: FoldedStreams<Binding>;
 
-  async incidentFor(event: CloudEvent): Promise<{ incidentId: string; opensIncident: boolean }> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    private readonly writer: IncidentStreamWriter,
+  ) {
+    this.bindings = new FoldedStreams<Binding>(eventStore, bindingOf, undefined);
+  }
+
+  async incidentFor(event: CloudEvent): Promise<Route> {
     const named = incidentIdOfSubject(event.subject);
     const mayOpen = event.type === INCIDENT_EVENT_TYPES.declare || event.type === ALERT_TRIGGER_TYPE;
     if (named !== undefined) {
@@ -44,7 +74,7 @@ export class IncidentRouting {
       case ALERT_TRIGGER_TYPE:
         return fingerprint === undefined
           ? { incidentId: newIncidentId(), opensIncident: true }
-          : { incidentId: await this.joinOrClaim(fingerprint), opensIncident: false };
+          : { incidentId: await this.joinOrClaim(fingerprint), opensIncident: false, holds: unresolved };
       case ALERT_RESOLVE_TYPE: {
         if (fingerprint === undefined) throw new InvalidError('im.alert.resolve needs subject or im.fingerprint');
         const bound = await this.boundIncident(fingerprint);
@@ -57,22 +87,14 @@ export class IncidentRouting {
   }
 
   private async boundIncident(fingerprint: string) {
-    const claims = await this.eventStore.readStream(fingerprintStreamId(fingerprint));
-    const last = claims[claims.length - 1];
-    return last && { incidentId: String(last.event.data?.incident_id), revision: last.revision };
+    const { state, revision } = await this.bindings.current(fingerprintStreamId(fingerprint));
+    return state && { incidentId: state.incidentId, revision };
   }
 
   /** The incident a fingerprint's alerts currently join, and whether it is still unresolved (read-only). */
   async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
     const bound = await this.boundIncident(fingerprint);
-    return bound && { incidentId: bound.incidentId, unresolved: await this.unresolved(bound.incidentId) };
-  }
-
-  /** Not resolved or closed yet; an incident that was claimed but never written counts as open. */
-  private async unresolved(incidentId: string): Promise<boolean> {
-    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
-    const state = foldIncident(incidentId, stream.map((r) => r.event));
-    return !state || (state.status !== 'resolved' && state.status !== 'closed');
+    return bound && { incidentId: bound.incidentId, unresolved: unresolved(await this.writer.state(bound.incidentId)) };
   }
 
   /**
@@ -85,7 +107,7 @@ export class IncidentRouting {
     const streamId = fingerprintStreamId(fingerprint);
     for (let attempt = 1; ; attempt++) {
       const bound = await this.boundIncident(fingerprint);
-      if (bound && (await this.unresolved(bound.incidentId))) return bound.incidentId;
+      if (bound && unresolved(await this.writer.state(bound.incidentId))) return bound.incidentId;
       const incidentId = newIncidentId();
       const claim: CloudEvent = {
         specversion: '1.0',

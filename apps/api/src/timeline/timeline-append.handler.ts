@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, incidentSubject, toLedgerEvent } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { ConflictError, decideRecord, dependsOnLifecycle } from '@im/incidents';
+import { ConflictError, decideRecord } from '@im/incidents';
 import { INCIDENT_STREAM_PREFIX } from '@im/read-models';
 import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
-import { IncidentRouting } from './incident-routing';
+import { IncidentRouting, RouteChangedError } from './incident-routing';
 
 export interface AppendAnswer {
   event_id: string;
@@ -12,7 +12,8 @@ export interface AppendAnswer {
   incident_id: string;
 }
 
-const MAX_ID_DRAWS = 20;
+/** How often an event is routed again: a fresh incident id was taken, or the routed incident was resolved meanwhile. */
+const MAX_ROUTINGS = 20;
 
 /** CloudEvents identity (source, id) and the source system's idempotency key (source, im.origin_id). */
 export function dedupKeysOf(event: CloudEvent): string[] {
@@ -42,24 +43,26 @@ export class TimelineAppendHandler {
       const existing = await this.eventStore.findByDedupKey(key);
       if (existing) return duplicateAnswer(existing);
     }
-    for (let draw = 1; ; draw++) {
-      const { incidentId, opensIncident } = await this.routing.incidentFor(event);
+    for (let routing = 1; ; routing++) {
+      const { incidentId, opensIncident, holds } = await this.routing.incidentFor(event);
       const stored: CloudEvent = { ...event, subject: incidentSubject(incidentId) };
       try {
         await this.writer.write(
           incidentId,
           (state) => {
+            if (holds && !holds(state)) throw new RouteChangedError(`Incident ${incidentId} changed while the event was routed to it`);
             decideRecord({ kind: 'record', incidentId, event: toLedgerEvent(stored, incidentId) }, state);
             return [stored];
           },
-          { dedupKeys: keys, exactRevision: (state) => !state || dependsOnLifecycle(event.type) },
+          { dedupKeys: keys },
         );
         return { event_id: event.id, created: true, incident_id: incidentId };
       } catch (error) {
         // A concurrent copy of this event won: answer as its duplicate.
         if (error instanceof DuplicateEventError) return duplicateAnswer(error.existing);
-        // A freshly drawn incident id that is already taken: draw another.
-        if (!(error instanceof ConflictError && opensIncident) || draw >= MAX_ID_DRAWS) throw error;
+        // A freshly drawn incident id that is already taken, or an incident resolved since routing: route again.
+        const reroute = error instanceof RouteChangedError || (error instanceof ConflictError && opensIncident);
+        if (!reroute || routing >= MAX_ROUTINGS) throw error;
       }
     }
   }

@@ -7,11 +7,18 @@ export const INCIDENT_STREAM_PREFIX = 'incident-';
 
 export const incidentStreamId = (incidentId: string) => `${INCIDENT_STREAM_PREFIX}${incidentId}`;
 
-/** The incident read model: the same fold the write side decides on. */
+/**
+ * The incident read model: the same fold the write side decides on. An
+ * incident's timestamps are when the ledger recorded each change (UTC), not
+ * the `time` a sender wrote into its event, which may be in any offset or era.
+ */
 export const incidentProjection: Projection<Incident> = {
   name: 'incidents',
   keyOf: ({ streamId }) =>
     streamId.startsWith(INCIDENT_STREAM_PREFIX) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined,
   evolve: (doc, recorded) =>
-    evolve(doc, toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length))),
+    evolve(doc, {
+      ...toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length)),
+      time: recorded.recordedAt,
+    }),
 };

@@ -1,0 +1,26 @@
+import { firstInexactNumber } from './json-body.parser';
+
+describe('numbers a JSON body may carry', () => {
+  it.each([
+    ['{"data":{"n":12345678901234567890}}', 'data.n', '12345678901234567890'],
+    ['{"data":{"n":1e400}}', 'data.n', '1e400'],
+    ['{"data":{"n":-1E+400}}', 'data.n', '-1E+400'],
+    ['{"data":{"tiny":1e-400}}', 'data.tiny', '1e-400'],
+    ['{"a":[1,2,{"b":9007199254740993}]}', 'a[2].b', '9007199254740993'],
+    ['[{"data":{"x":"1e400"}},{"data":{"pi":3.14159265358979323846}}]', '[1].data.pi', '3.14159265358979323846'],
+    ['{"we\\"ird":{"k\\\\":123456789012345678}}', 'we"ird.k\\', '123456789012345678'],
+    ['1e999', '', '1e999'],
+  ])('finds the number parsing would change in %s', (text, path, literal) => {
+    expect(firstInexactNumber(text)).toEqual({ path, literal });
+  });
+
+  it.each([
+    '{"n":9007199254740992,"m":-9007199254740991}',
+    '{"n":0.1,"m":1.0,"e":1e2,"f":2.5E-3,"z":-0,"big":1e300,"small":5e-324}',
+    '{"s":"12345678901234567890 and 1e400 inside a string"}',
+    '{"n":0.30000000000000004,"t":1.7976931348623157e308}',
+    '{"id":"0e8a","time":"2026-11-22T10:00:00Z","n":123456789012345}',
+  ])('keeps %s, whose numbers survive parsing', (text) => {
+    expect(firstInexactNumber(text)).toBeUndefined();
+  });
+});
