@@ -64,7 +64,7 @@ describe('the built server on its data directory', () => {
     try {
       const refused = runProjector(['rebuild'], env);
       expect(refused.status).toBe(1);
-      expect(refused.stderr).toMatch(/stop it before rebuilding/);
+      expect(refused.stderr).toMatch(new RegExp(`^Storage error: \\S+ is in use by the api \\(pid ${server.child.pid}\\)[^\\n]*stop it first\\n$`));
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
