@@ -1,22 +1,6 @@
-import Database from 'better-sqlite3';
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from './support/app';
-
-/** Moves the file's WAL into it (as a clean shutdown would), then flips 64 bytes at the start of a b-tree's root page. */
-function damage(file: string, tree: string): void {
-  const db = new Database(file);
-  const [checkpoint] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-  const page = db.prepare('SELECT rootpage FROM sqlite_schema WHERE name = ?').pluck().get(tree) as number;
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  db.close();
-  expect(checkpoint.busy).toBe(0);
-  const fd = openSync(file, 'r+');
-  const bytes = Buffer.alloc(64);
-  readSync(fd, bytes, 0, 64, (page - 1) * pageSize);
-  writeSync(fd, bytes.map((b) => b ^ 0xff), 0, 64, (page - 1) * pageSize);
-  closeSync(fd);
-}
+import { flipRootPage } from './support/damage-sqlite';
 
 type Result = { component: string; check: string; status: string; message: string };
 const failedChecks = (body: { results: Result[] }) => body.results.filter((r) => r.status === 'fail');
@@ -41,7 +25,7 @@ describe('a store file damaged while the server runs', () => {
   });
 
   it('events.sqlite: validate fails its integrity check, and an append answers 503 naming the damage, not 500', async () => {
-    damage(join(t.config.dataDir, 'events.sqlite'), 'sqlite_autoindex_events_1');
+    flipRootPage(join(t.config.dataDir, 'events.sqlite'), 'sqlite_autoindex_events_1');
     const res = await t.http().get('/api/v1/validate').expect(200);
     expect(failedChecks(res.body)).toEqual([
       expect.objectContaining({ component: 'event_store', check: 'integrity', message: expect.stringMatching(/events.sqlite is damaged: quick_check found \d+ problem.*restore it from a backup$/) }),
@@ -55,7 +39,7 @@ describe('a store file damaged while the server runs', () => {
   });
 
   it('read-models.sqlite: validate fails its integrity check and says the read models can be rebuilt', async () => {
-    damage(join(t.config.dataDir, 'read-models.sqlite'), 'incidents');
+    flipRootPage(join(t.config.dataDir, 'read-models.sqlite'), 'incidents');
     const res = await t.http().get('/api/v1/validate').expect(200);
     expect(failedChecks(res.body)).toEqual([
       expect.objectContaining({ component: 'read_store', check: 'integrity', message: expect.stringMatching(/read-models.sqlite is damaged.*rebuilt from the log$/) }),

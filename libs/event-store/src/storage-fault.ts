@@ -35,7 +35,7 @@ const ERRNO_KINDS: Record<string, StorageFaultKind> = {
 };
 
 /** Only file system calls: the same errno from listen() or connect() is not about storage. */
-const FILE_SYSCALLS = new Set(['open', 'read', 'write', 'fdatasync', 'fsync', 'mkdir', 'rename', 'unlink', 'ftruncate', 'statfs']);
+const FILE_SYSCALLS = new Set(['access', 'open', 'read', 'write', 'fdatasync', 'fsync', 'mkdir', 'rename', 'unlink', 'ftruncate', 'statfs']);
 
 export function storageFaultOf(error: unknown): StorageFault | undefined {
   const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;

@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
 import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
@@ -112,6 +112,8 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
   if (embeddedStoreFiles(config).length > 0) {
     try {
       mkdirSync(config.dataDir, { recursive: true });
+      // Before SQLite, whose "unable to open database file" would not say why.
+      accessSync(config.dataDir, constants.W_OK);
     } catch (error) {
       throw storageError(config.dataDir, error);
     }

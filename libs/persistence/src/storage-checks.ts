@@ -48,7 +48,7 @@ function runQuickCheck(file: string): Promise<string[]> {
 const inFlight = new Map<string, Promise<string[]>>();
 
 /** What quick_check finds wrong with a SQLite file; empty when it is sound. */
-export function quickCheckProblems(file: string): Promise<string[]> {
+function quickCheckProblems(file: string): Promise<string[]> {
   let check = inFlight.get(file);
   if (!check) {
     check = runQuickCheck(file).finally(() => inFlight.delete(file));
