@@ -61,7 +61,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
 const unreachable = (what: string, url: string, error: unknown) =>
   new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
 
-export async function openEventStore(config: AppConfig): Promise<EventStore> {
+async function openEventStore(config: AppConfig): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
     const store = new KurrentDbEventStore(config.eventStore.url);
     try {
@@ -75,7 +75,7 @@ export async function openEventStore(config: AppConfig): Promise<EventStore> {
   return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file));
 }
 
-export async function openReadStore(config: AppConfig): Promise<ReadStore> {
+async function openReadStore(config: AppConfig): Promise<ReadStore> {
   if (config.readStore.kind === 'mongodb') {
     try {
       return await MongoReadStore.connect(config.readStore.url);
