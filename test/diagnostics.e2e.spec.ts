@@ -25,7 +25,7 @@ describe('GET /api/v1/validate', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       capabilities: { database: true, timeline: true, websocket: false, sse: false, graphql: true },
       results: expect.any(Array),
-      summary: { total: 8, passed: 8, failed: 0, warned: 0 },
+      summary: { total: 11, passed: 11, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
@@ -36,6 +36,9 @@ describe('GET /api/v1/validate', () => {
       'policy.decision_point',
       'auth.jwt_configuration',
       'graphql.schema',
+      'event_store.integrity',
+      'read_store.integrity',
+      'storage.free_space',
     ]);
     res.body.results.forEach((r: { status: string; duration: string; message: string }) => {
       expect(r.status).toBe('pass');

@@ -1,20 +1,10 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { json, post } from './support/fetch-json';
 import { runProjector, startServer } from './support/server-process';
 import { tempDir } from './support/temp-dir';
 
 jest.setTimeout(60_000);
-
-const json = async (url: string, init?: RequestInit) => {
-  const res = await fetch(url, init);
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> & unknown[] };
-};
-const post = (url: string, body?: unknown) =>
-  json(url, {
-    method: 'POST',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
 
 describe('the built server on its data directory', () => {
   const dir = tempDir('durability');
@@ -64,7 +54,7 @@ describe('the built server on its data directory', () => {
     try {
       const refused = runProjector(['rebuild'], env);
       expect(refused.status).toBe(1);
-      expect(refused.stderr).toMatch(/stop it before rebuilding/);
+      expect(refused.stderr).toMatch(new RegExp(`^Storage error: \\S+ is in use by the api \\(pid ${server.child.pid}\\)[^\\n]*stop it first\\n$`));
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

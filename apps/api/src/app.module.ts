@@ -2,7 +2,6 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, type Stores } from '@im/persistence';
-import { DataDirLockService } from './data-dir-lock.service';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { RequestValidationPipe } from './errors/request-validation.pipe';
 import { AuthModule } from './auth/auth.module';
@@ -20,7 +19,6 @@ export class AppModule {
       module: AppModule,
       imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
       providers: [
-        DataDirLockService,
         { provide: APP_FILTER, useClass: HttpErrorFilter },
         { provide: APP_PIPE, useClass: RequestValidationPipe },
       ],

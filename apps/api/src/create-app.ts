@@ -43,7 +43,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const fastify = adapter.getInstance();
   registerJsonParser(fastify);
   registerRequestLogging(fastify);
-  const stores = await openStores(config);
+  // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
+  const stores = await openStores(config, { lock: 'api' });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
     logger: new NestJsonLogger(logger),
     bodyParser: false,

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '@im/config';
+import { asStorageError } from '@im/persistence';
 import { ReadModelsAheadError } from '@im/read-models';
 import { createApp } from './create-app';
 import { closeOnSignals } from './graceful-shutdown';
@@ -17,8 +18,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  // A configuration mistake is one clear line, not a stack trace.
+  // A configuration or storage problem is one clear line, not a stack trace.
+  const storage = asStorageError(error);
   if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
+  else if (storage) console.error(`Storage error: ${storage.message}`);
   else if (error instanceof ReadModelsAheadError) console.error(error.message);
   else console.error(error);
   process.exit(1);

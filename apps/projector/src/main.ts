@@ -1,9 +1,9 @@
 import { NestFactory } from '@nestjs/core';
 import { ConfigError, loadConfig } from '@im/config';
-import { openStores } from '@im/persistence';
+import { asStorageError, openStores } from '@im/persistence';
 import { ReadModelsAheadError } from '@im/read-models';
 import { ProjectorModule } from './projector.module';
-import { RebuildRefused, rebuildCommand } from './rebuild.command';
+import { rebuildCommand } from './rebuild.command';
 import { runCommand } from './run.command';
 
 const COMMANDS: Record<string, typeof rebuildCommand> = { rebuild: rebuildCommand, run: runCommand };
@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   }
   // The projector process always runs the projections itself, whatever the api's PROJECTOR says.
   const config = { ...loadConfig(), projector: 'embedded' as const };
-  const stores = await openStores(config);
+  // A rebuild empties the read models: no api may serve the directory meanwhile (nor start during it).
+  const stores = await openStores(config, { lock: name === 'rebuild' ? 'rebuild' : undefined });
   const app = await NestFactory.createApplicationContext(ProjectorModule.forRoot(config, stores, name === 'run'), {
     logger: ['error', 'warn', 'log'],
     abortOnError: false,
@@ -30,8 +31,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  const storage = asStorageError(error);
   if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
-  else if (error instanceof RebuildRefused || error instanceof ReadModelsAheadError) console.error(error.message);
+  else if (storage) console.error(`Storage error: ${storage.message}`);
+  else if (error instanceof ReadModelsAheadError) console.error(error.message);
   else console.error(error);
   process.exit(1);
 });

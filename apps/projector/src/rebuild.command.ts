@@ -1,15 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@im/config';
-import { runningApiPid } from '@im/persistence';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { ALL_PROJECTIONS, READ_STORE, type ReadStore, rebuildProjections } from '@im/read-models';
 
-/** Empties every read model and replays the whole log into it. */
+/** Empties every read model and replays the whole log into it (main holds DATA_DIR's lock: no api writes meanwhile). */
 export async function rebuildCommand(app: INestApplicationContext): Promise<string> {
-  const { dataDir } = app.get<AppConfig>(APP_CONFIG);
-  const pid = runningApiPid(dataDir);
-  // Its projection workers would keep writing into the read models while they are replayed.
-  if (pid !== undefined) throw new RebuildRefused(`The api (pid ${pid}) is serving ${dataDir}: stop it before rebuilding`);
   const eventStore = app.get<EventStore>(EVENT_STORE);
   const readStore = app.get<ReadStore>(READ_STORE);
   const started = process.hrtime.bigint();
@@ -23,5 +17,3 @@ export async function rebuildCommand(app: INestApplicationContext): Promise<stri
     : '';
   return `Rebuilt ${ALL_PROJECTIONS.map((p) => p.name).join(', ')} from ${count} events in ${seconds.toFixed(2)} s (${rate} events/s)${skipped}`;
 }
-
-export class RebuildRefused extends Error {}

@@ -1,3 +1,5 @@
 export * from './persistence.module';
 export * from './projections.module';
 export * from './data-dir-lock';
+export * from './storage-error';
+export * from './storage-checks';

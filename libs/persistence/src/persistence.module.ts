@@ -1,5 +1,5 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
 import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
@@ -12,6 +12,9 @@ import {
   SqliteReadStore,
   USER_STREAM_PREFIX,
 } from '@im/read-models';
+import { type DataDirLock, lockDataDir } from './data-dir-lock';
+import { storageError } from './storage-error';
+import { checkIntegrity } from './storage-checks';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
@@ -26,11 +29,57 @@ export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
  */
 export const SERVICE_STREAM_PREFIXES = [INCIDENT_STREAM_PREFIX, USER_STREAM_PREFIX, FINGERPRINT_STREAM_PREFIX, DIAGNOSTICS_STREAM_PREFIX];
 
+/** A store kept in a SQLite file of DATA_DIR, and what to do when quick_check finds it damaged. */
+export interface EmbeddedStoreFile {
+  component: 'event_store' | 'read_store';
+  file: string;
+  ifDamaged: string;
+}
+
+/** The files of the configured stores that live in DATA_DIR (none when both are servers). */
+export function embeddedStoreFiles(config: AppConfig): EmbeddedStoreFile[] {
+  const files: EmbeddedStoreFile[] = [];
+  if (config.eventStore.kind === 'sqlite') {
+    files.push({ component: 'event_store', file: join(config.dataDir, EVENTS_FILE), ifDamaged: '. It is the only copy of the event log: restore it from a backup' });
+  }
+  if (config.readStore.kind === 'sqlite') {
+    const file = join(config.dataDir, READ_MODELS_FILE);
+    files.push({
+      component: 'read_store',
+      file,
+      ifDamaged: `. The read models hold nothing the event log does not: stop the service, move ${file} and its -wal and -shm files aside and start again: they are rebuilt from the log`,
+    });
+  }
+  return files;
+}
+
+/** Opens an embedded store's file and refuses it when quick_check finds damage: one line at start-up instead of 500s later. */
+async function openEmbedded<S extends { close(): Promise<void> }>(
+  config: AppConfig,
+  component: EmbeddedStoreFile['component'],
+  open: (file: string) => S,
+): Promise<S> {
+  const { file, ifDamaged } = embeddedStoreFiles(config).find((f) => f.component === component)!;
+  let store: S;
+  try {
+    store = open(file);
+  } catch (error) {
+    throw storageError(file, error, ifDamaged);
+  }
+  try {
+    await checkIntegrity(file, ifDamaged);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}
+
 /** A backend the configuration names but that cannot be reached: one line at start-up, non-zero exit. */
 const unreachable = (what: string, url: string, error: unknown) =>
   new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
 
-export async function openEventStore(config: AppConfig): Promise<EventStore> {
+async function openEventStore(config: AppConfig): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
     const store = new KurrentDbEventStore(config.eventStore.url, { streamPrefixes: SERVICE_STREAM_PREFIXES });
     try {
@@ -41,11 +90,10 @@ export async function openEventStore(config: AppConfig): Promise<EventStore> {
     }
     return store;
   }
-  mkdirSync(config.dataDir, { recursive: true });
-  return new SqliteEventStore(join(config.dataDir, EVENTS_FILE));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file));
 }
 
-export async function openReadStore(config: AppConfig): Promise<ReadStore> {
+async function openReadStore(config: AppConfig): Promise<ReadStore> {
   if (config.readStore.kind === 'mongodb') {
     try {
       return await MongoReadStore.connect(config.readStore.url);
@@ -53,25 +101,57 @@ export async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  mkdirSync(config.dataDir, { recursive: true });
-  return new SqliteReadStore(join(config.dataDir, READ_MODELS_FILE));
+  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file));
 }
 
 export interface Stores {
   eventStore: EventStore;
   readStore: ReadStore;
+  /** Held while the stores are open when they were opened with `lock`; released after they close. */
+  lock?: DataDirLock;
 }
 
-/** Opens the backends the configuration names; an unreachable one is a ConfigError (one line, before Nest starts). */
-export async function openStores(config: AppConfig): Promise<Stores> {
-  const eventStore = await openEventStore(config);
+export interface OpenStoresOptions {
+  /**
+   * Take DATA_DIR's exclusive lock before opening anything in it: the api
+   * serving it, or a rebuild of its read models. The projector's `run`
+   * shares the directory with an api (PROJECTOR=external) and takes none.
+   */
+  lock?: 'api' | 'rebuild';
+}
+
+/**
+ * Opens the backends the configuration names: an unreachable server is a
+ * ConfigError, a data directory or file that cannot be used a StorageError
+ * (one line each, before Nest starts).
+ */
+export async function openStores(config: AppConfig, options: OpenStoresOptions = {}): Promise<Stores> {
+  let lock: DataDirLock | undefined;
+  if (embeddedStoreFiles(config).length > 0) {
+    try {
+      mkdirSync(config.dataDir, { recursive: true });
+      // Before SQLite, whose "unable to open database file" would not say why.
+      accessSync(config.dataDir, constants.W_OK);
+    } catch (error) {
+      throw storageError(config.dataDir, error);
+    }
+    if (options.lock) lock = lockDataDir(config.dataDir, options.lock);
+  }
   try {
-    return { eventStore, readStore: await openReadStore(config) };
+    const eventStore = await openEventStore(config);
+    try {
+      return { eventStore, readStore: await openReadStore(config), lock };
+    } catch (error) {
+      await eventStore.close();
+      throw error;
+    }
   } catch (error) {
-    await eventStore.close();
+    lock?.release();
     throw error;
   }
 }
+
+const DATA_DIR_LOCK = Symbol('DATA_DIR_LOCK');
 
 /** Binds the EventStore and ReadStore ports to the opened adapters. */
 @Global()
@@ -80,6 +160,7 @@ export class PersistenceModule implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(DATA_DIR_LOCK) private readonly lock: DataDirLock | null,
   ) {}
 
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
@@ -89,6 +170,7 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: APP_CONFIG, useValue: config },
         { provide: EVENT_STORE, useValue: stores.eventStore },
         { provide: READ_STORE, useValue: stores.readStore },
+        { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
       exports: [APP_CONFIG, EVENT_STORE, READ_STORE],
     };
@@ -97,5 +179,7 @@ export class PersistenceModule implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.eventStore.close();
     await this.readStore.close();
+    // Only once the files are closed may another process open them.
+    this.lock?.release();
   }
 }

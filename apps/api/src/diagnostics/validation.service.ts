@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { SERVICE_SOURCE } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { checkIntegrity, embeddedStoreFiles, freeSpace } from '@im/persistence';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
 import {
   DIAGNOSTICS_STREAM_PREFIX,
@@ -38,6 +39,13 @@ export interface ValidationReport {
 const SELF_TEST_WAIT_MS = 5000;
 /** Faults named one by one in the validate message; the rest are counted. */
 const SHOWN_FAULTS = 5;
+/** Below this much free space the data volume fails validation: an append may need several MiB (a WAL checkpoint grows the database). */
+const FULL_BELOW_BYTES = 8 * 1024 * 1024;
+/** ...and is worth a warning below this. */
+const LOW_BELOW_BYTES = 256 * 1024 * 1024;
+const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+type Check = [component: string, check: string, run: () => Promise<string>];
 
 /** A check returns its message (pass), or throws (fail); Warning is a pass worth a look. */
 class Warning extends Error {}
@@ -55,7 +63,7 @@ export class ValidationService {
   ) {}
 
   async validate(selfTest: boolean): Promise<ValidationReport> {
-    const checks: [string, string, () => Promise<string>][] = [
+    const checks: Check[] = [
       ['event_store', 'reachable', async () => `head at position ${await this.eventStore.headPosition()}`],
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
       ['read_store', 'reachable', async () => `incidents checkpoint at ${await this.readStore.checkpoint('incidents')}`],
@@ -64,6 +72,7 @@ export class ValidationService {
       ['policy', 'decision_point', () => this.policyReachable()],
       ['auth', 'jwt_configuration', () => this.jwtConfiguration()],
       ['graphql', 'schema', async () => this.graphqlSchema()],
+      ...this.storageChecks(),
     ];
     if (selfTest) checks.push(['self_test', 'round_trip', () => this.roundTrip()]);
     const results: CheckResult[] = [];
@@ -73,7 +82,7 @@ export class ValidationService {
       timestamp: new Date().toISOString(),
       version,
       capabilities: {
-        database: passedNamed('event_store') && passedNamed('read_store'),
+        database: passedNamed('event_store') && passedNamed('read_store') && passedNamed('storage'),
         timeline: passedNamed('event_store') && passedNamed('read_store'),
         websocket: false,
         sse: false,
@@ -87,6 +96,24 @@ export class ValidationService {
         warned: results.filter((r) => r.status === 'warn').length,
       },
     };
+  }
+
+  /** The embedded stores' files (SQLite's quick_check of each) and the room left for them. */
+  private storageChecks(): Check[] {
+    const files = embeddedStoreFiles(this.config);
+    if (files.length === 0) return [];
+    return [
+      ...files.map(({ component, file, ifDamaged }): Check => [component, 'integrity', () => checkIntegrity(file, ifDamaged)]),
+      ['storage', 'free_space', () => this.freeSpace()],
+    ];
+  }
+
+  private async freeSpace(): Promise<string> {
+    const { available, total } = await freeSpace(this.config.dataDir);
+    const room = `${MiB(available)} free of ${MiB(total)} on the data directory's volume`;
+    if (available < FULL_BELOW_BYTES) throw new Error(`full: ${room}; appends answer 507 until space is freed`);
+    if (available < LOW_BELOW_BYTES) throw new Warning(`low: ${room}`);
+    return room;
   }
 
   private async projectionLag(): Promise<string> {

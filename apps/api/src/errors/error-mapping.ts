@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { WrongExpectedRevisionError } from '@im/event-store';
+import { describeStorageFault, storageFaultOf, storageFaultStatus, WrongExpectedRevisionError } from '@im/event-store';
 import { DomainError } from '@im/incidents';
 import { PolicyUnavailableError } from '@im/policy';
 import { ProjectionLagError } from '@im/read-models';
@@ -20,6 +20,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   503: 'SERVICE_UNAVAILABLE',
+  507: 'INSUFFICIENT_STORAGE',
 };
 
 const DOMAIN_STATUS: Record<DomainError['kind'], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
@@ -51,6 +52,12 @@ export function classify(exception: unknown): ClientError {
   if (exception instanceof WrongExpectedRevisionError) {
     // Only after the command handler's retries: the incident kept changing under it.
     return error(409, 'The incident changed while the request was decided; retry it');
+  }
+  const fault = storageFaultOf(exception);
+  if (fault) {
+    // This request's change is not acknowledged; every change acknowledged before the fault is stored.
+    const retry = fault.kind === 'full' ? 'retry once space has been freed' : 'retry later';
+    return error(storageFaultStatus(fault), `${describeStorageFault(fault)}: the request could not be completed; ${retry}`);
   }
   if (exception instanceof HttpException) return error(exception.getStatus(), messageOf(exception));
   // Fastify's own client errors (bad JSON, body too large, unsupported media type) carry a 4xx statusCode.

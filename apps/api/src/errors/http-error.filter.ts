@@ -2,6 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs
 import type { GqlContextType } from '@nestjs/graphql';
 import type { FastifyReply } from 'fastify';
 import { GraphQLError } from 'graphql';
+import { storageFaultOf } from '@im/event-store';
 import { errorBody } from './error-body';
 import { classify } from './error-mapping';
 
@@ -17,6 +18,9 @@ export class HttpErrorFilter implements ExceptionFilter {
     const client = classify(exception);
     if (client.status >= 500 && client.code === 'INTERNAL_SERVER_ERROR') {
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    } else if (storageFaultOf(exception)) {
+      // The client is told the fault's kind; the operator needs SQLite's or the OS's own words.
+      this.logger.error(`Storage fault: ${String(exception)}`);
     }
     if (host.getType<GqlContextType>() === 'graphql') {
       return new GraphQLError(client.message, { extensions: { code: client.code } });

@@ -1,0 +1,24 @@
+import Database from 'better-sqlite3';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+
+/**
+ * Flips 64 bytes at the start of a table's or index's root page (its b-tree
+ * header and cell pointers), after moving the WAL into the file as a clean
+ * shutdown would, so the damage is what every reader finds.
+ */
+export function flipRootPage(file: string, tree: string): void {
+  const db = new Database(file);
+  const [checkpoint] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+  const page = db.prepare('SELECT rootpage FROM sqlite_schema WHERE name = ?').pluck().get(tree) as number;
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  if (checkpoint.busy) throw new Error(`${file}: its WAL could not be checkpointed (a reader holds it)`);
+  const fd = openSync(file, 'r+');
+  try {
+    const bytes = Buffer.alloc(64);
+    readSync(fd, bytes, 0, 64, (page - 1) * pageSize);
+    writeSync(fd, bytes.map((b) => b ^ 0xff), 0, 64, (page - 1) * pageSize);
+  } finally {
+    closeSync(fd);
+  }
+}
