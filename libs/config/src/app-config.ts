@@ -14,6 +14,8 @@ export interface AppConfig {
   /** How long a command waits for the read models to show its events. */
   projectionWaitMs: number;
   jwt: JwtConfig;
+  /** Seals timeline cursors; unset: derived from JWT_SECRET, else a key kept in DATA_DIR. Instances behind one balancer need the same. */
+  cursorSecret: string | null;
   policy: PolicyConfig;
   /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
   warRoomUrlTemplate: string | null;
@@ -141,6 +143,12 @@ function backends(env: Env): Pick<AppConfig, 'eventStore' | 'readStore' | 'proje
   >;
 }
 
+function cursorSecret(env: Env): string | null {
+  const secret = env.CURSOR_SECRET || null;
+  if (secret !== null && secret.length < MIN_SECRET_LENGTH) throw new ConfigError(`CURSOR_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
+  return secret;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
   const dataDir = env.DATA_DIR || './data';
@@ -153,6 +161,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...backends(env),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
     jwt: jwtConfig(env, appEnv),
+    cursorSecret: cursorSecret(env),
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     http: httpConfig(env),

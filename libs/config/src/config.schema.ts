@@ -26,6 +26,11 @@ export const CONFIG_SCHEMA = {
       default: 60000,
       description: 'How soon a key removed from the JWKS stops verifying tokens (keys are cached, and verified tokens remembered, for half of it each)',
     },
+    CURSOR_SECRET: {
+      type: 'string',
+      minLength: 32,
+      description: 'Seals timeline cursors; set the same value on every api instance. Default: derived from JWT_SECRET, else a key generated into DATA_DIR/cursor.key',
+    },
     POLICY_MODE: { enum: ['embedded', 'opa'], default: 'embedded' },
     POLICY_FILE: { type: 'string', default: 'policy/timeline-policy.json' },
     OPA_URL: { type: 'string', format: 'uri', description: 'Required with POLICY_MODE=opa' },

@@ -34,6 +34,14 @@ describe('cursorKey', () => {
     expect(cursorKey(loadConfig({ ...secret, DATA_DIR: dataDir() }))).toEqual(cursorKey(loadConfig({ ...secret, DATA_DIR: dataDir() })));
   });
 
+  it('derives from CURSOR_SECRET first, so api instances verifying tokens by JWKS can share cursors', () => {
+    const jwks = { APP_ENV: 'production', JWT_JWKS_URL: 'https://idp.example.com/jwks', CURSOR_SECRET: 'c'.repeat(40) };
+    const key = cursorKey(loadConfig({ ...jwks, DATA_DIR: dataDir() }));
+    expect(cursorKey(loadConfig({ ...jwks, DATA_DIR: dataDir() }))).toEqual(key);
+    expect(cursorKey(loadConfig({ ...jwks, CURSOR_SECRET: 'd'.repeat(40), DATA_DIR: dataDir() }))).not.toEqual(key);
+    expect(() => loadConfig({ CURSOR_SECRET: 'short' })).toThrow(/CURSOR_SECRET must be at least 32 characters/);
+  });
+
   it('falls back to a key for this process, with a warning, when DATA_DIR cannot keep one', () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const file = join(dataDir(), 'not-a-directory');

@@ -20,14 +20,16 @@ const KEY_FILE_TEXT = /^[0-9a-f]{64}\n?$/;
 const logger = new Logger('TimelineCursors');
 
 /**
- * The AES-256-GCM key of timeline cursors, derived (HKDF-SHA256) from the
- * JWT_SECRET when one is configured, so every instance sharing the secret reads
- * the others' cursors. Without one (JWKS, or development's public secret) it is
+ * The AES-256-GCM key of timeline cursors, derived (HKDF-SHA256) from
+ * CURSOR_SECRET, else from the JWT_SECRET when one is configured, so every
+ * instance sharing the secret reads the others' cursors. Without either (JWKS,
+ * or development's public secret) it is
  * a random key generated into DATA_DIR/cursor.key on first start; if that file
  * cannot be kept, a key for this process only (cursors then end with it).
  */
 export function cursorKey(config: AppConfig): Buffer {
-  const secret = config.jwt.kind === 'secret' && config.jwt.secret !== DEVELOPMENT_JWT_SECRET ? config.jwt.secret : undefined;
+  const jwtSecret = config.jwt.kind === 'secret' && config.jwt.secret !== DEVELOPMENT_JWT_SECRET ? config.jwt.secret : undefined;
+  const secret = config.cursorSecret ?? jwtSecret;
   return Buffer.from(hkdfSync('sha256', secret ?? keyFileSecret(config.dataDir), '', 'incident-service timeline cursor v1', 32));
 }
 
