@@ -276,6 +276,11 @@ describe('authorisation', () => {
       expect(note.body.errors![0].message).toMatch(/it is closed/);
       expect(codes((await assign(id, 'OPS', 'bob', headers)).body)).toEqual(['CONFLICT']);
     }
+    // A note recorded through the timeline follows the same rule.
+    const recorded = await t.http().post('/api/v1/timeline/events').set({ ...bearer(token({ roles: ['timeline.writer'] })), 'content-type': 'application/cloudevents+json' }).send(
+      JSON.stringify({ specversion: '1.0', id: `late-${id}`, source: 'im://chat', type: 'im.incident.note', time: new Date().toISOString(), subject: `incident/${id}`, data: { content: 'too late' } }),
+    );
+    expect(recorded.body).toEqual({ error: expect.stringMatching(/it is closed/), status: 409 });
     const events = (await t.http().get(`/api/v1/incidents/${id}/timeline?type=im.incident.note`).set(ALICE)).body.events;
     expect(events.map((e: { content: string }) => e.content)).toEqual(['post-mortem link']);
   });

@@ -146,6 +146,14 @@ describe.each(['development', 'production'] as const)('the OpenAPI document in %
     expect(mismatches).toEqual([]);
   }, 60_000);
 
+  it('declares the storage faults every store-backed route can give: 503, and 507 for a write to a full disk', () => {
+    for (const { path, method, operation } of operationsOf(doc)) {
+      if (operation.security?.length === 0) continue;
+      const declared = Object.keys(operation.responses ?? {});
+      expect([method, path, declared.includes('503'), declared.includes('507')]).toEqual([method, path, true, method === 'post']);
+    }
+  });
+
   it('declares a schema with a type for every parameter, and every path template parameter', () => {
     for (const { path, method, operation } of operationsOf(doc)) {
       for (const parameter of operation.parameters ?? []) expect([method, path, parameter.name, parameter.schema?.type ?? parameter.schema?.enum]).toEqual([method, path, parameter.name, expect.anything()]);

@@ -214,6 +214,8 @@ describe('roles, notes and GraphQL declarations', () => {
     expect(() => decide({ kind: 'add_note', incidentId: ID, time: T1, content: 'late' }, closed)).toThrow('it is closed');
     expect(() => assign('OPS', 'bob', 'alice', closed)).toThrow(ConflictError);
     expect(() => assign('IC', 'bob', 'root', closed, admin.roles)).toThrow('it is closed');
+    const recordedNote = { type: 'im.incident.note', incidentId: ID, time: T1, data: { content: 'late' } };
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event: recordedNote }, closed)).toThrow('it is closed');
     expect(noteRefusal(closed!)).toBeInstanceOf(ConflictError);
     expect(roleAssignmentRefusal(closed!, admin)).toBeInstanceOf(ConflictError);
     const resolved = given([...HISTORY.resolved, ...assign('IC', 'alice', 'alice', open)])!;

@@ -181,6 +181,9 @@ export function decideRecord({ incidentId, event }: RecordEvent, state: Incident
     return [event];
   }
   if (!state) throw incidentNotFound(incidentId);
+  // A note is a note whichever way it arrives: the addNote mutation's rule holds for a recorded one too.
+  const refusal = event.type === NOTE_EVENT_TYPE ? noteRefusal(state) : undefined;
+  if (refusal) throw refusal;
   const transition = transitionOf(event.type);
   if (transition && LIFECYCLE[state.status][transition] === REFUSED) throw refused(transition, state);
   return [event];

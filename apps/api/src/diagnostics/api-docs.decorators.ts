@@ -9,7 +9,8 @@ export const ERROR_TEXT: Record<number, string> = {
   409: 'Lifecycle move not allowed',
   413: 'Body over 1 MiB (or event over 64 KiB)',
   415: 'Body is not JSON',
-  503: 'Policy decision point unavailable, or views lagging',
+  503: 'Policy decision point unavailable, views lagging, or storage failing',
+  507: 'Storage full: nothing was written',
 };
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

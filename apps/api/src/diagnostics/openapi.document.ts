@@ -57,6 +57,16 @@ function declareAccess(operation: OperationObject, access: Access | undefined, e
   operation.responses = { ...auth, ...operation.responses };
 }
 
+/**
+ * Storage faults reach every route that reads or writes a store: 503 while it
+ * cannot be read or written, and 507 for a write when it is full.
+ */
+function declareStorageFaults(method: string, operation: OperationObject): void {
+  const faults: OperationObject['responses'] = { 503: errorResponse(ERROR_TEXT[503]) };
+  if (method === 'post') faults[507] = errorResponse(ERROR_TEXT[507]);
+  operation.responses = { ...faults, ...operation.responses };
+}
+
 /** Every `{name}` of a path template is a required path parameter (a handler need not read it, e.g. the 404 stubs). */
 function declarePathParameters(path: string, operation: OperationObject): void {
   const declared = new Set((operation.parameters ?? []).map((p) => 'in' in p && p.in === 'path' && p.name));
@@ -77,8 +87,10 @@ export function buildOpenApiDocument(app: INestApplication, config: Pick<AppConf
   const document = SwaggerModule.createDocument(app, builder.build());
   const access = accessByOperationId(app);
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const operation of Object.values(item) as OperationObject[]) {
-      declareAccess(operation, access.get(operation.operationId?.replace(/\[\d+\]$/, '') ?? ''), config.env);
+    for (const [method, operation] of Object.entries(item) as [string, OperationObject][]) {
+      const operationAccess = access.get(operation.operationId?.replace(/\[\d+\]$/, '') ?? '');
+      declareAccess(operation, operationAccess, config.env);
+      if (operationAccess?.kind !== 'public') declareStorageFaults(method, operation);
       declarePathParameters(path, operation);
     }
   }
