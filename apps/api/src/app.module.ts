@@ -1,9 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, type Stores } from '@im/persistence';
 import { HttpErrorFilter } from './errors/http-error.filter';
-import { RequestValidationPipe } from './errors/request-validation.pipe';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { PolicyModule } from './policy/policy.module';
@@ -18,10 +17,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
-      providers: [
-        { provide: APP_FILTER, useClass: HttpErrorFilter },
-        { provide: APP_PIPE, useClass: RequestValidationPipe },
-      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }
 }

@@ -1,6 +1,6 @@
 /** Errors the domain raises; one mapping at the edge turns them into HTTP/GraphQL codes. */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'invalid' | 'forbidden';
+  abstract readonly kind: 'not_found' | 'conflict' | 'invalid' | 'too_large' | 'forbidden';
 }
 
 export class NotFoundError extends DomainError {
@@ -13,6 +13,11 @@ export class ConflictError extends DomainError {
 
 export class InvalidError extends DomainError {
   readonly kind = 'invalid';
+}
+
+/** Input over a size the domain bounds (an event's 64 KiB); invalid too, but the client must shrink it, not fix it. */
+export class TooLargeError extends DomainError {
+  readonly kind = 'too_large';
 }
 
 export class ForbiddenError extends DomainError {

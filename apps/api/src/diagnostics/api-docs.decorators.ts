@@ -13,6 +13,13 @@ export const ERROR_TEXT: Record<number, string> = {
   507: 'Storage full: nothing was written',
 };
 
+/**
+ * A route's (or controller's) OpenAPI declaration as one decorator, applied as
+ * if its parts were written one above another on the handler (bottom first),
+ * so the document lists parameters in the order they are written.
+ */
+export const apiDocs = (...decorators: (ClassDecorator | MethodDecorator)[]) => applyDecorators(...[...decorators].reverse());
+
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** An `{error, status}` response object. */

@@ -40,3 +40,21 @@ export const openApiComponents = (types = Object.keys(PUBLISHED_SCHEMAS)) =>
   Object.fromEntries(
     types.flatMap((type) => Object.entries(PUBLISHED_SCHEMAS[type]).map(([name, schema]) => [name, toOpenApiSchema(schema)])),
   );
+
+export const SCHEMA_FORMATS = ['openapi', 'jsonschema'] as const;
+
+/** What GET /api/v1/schema is asked for. */
+export interface SchemaRequest {
+  type: string;
+  format: (typeof SCHEMA_FORMATS)[number];
+}
+
+/** The schemas of one type: as the JSON Schema (one, or several under $defs), or as an OpenAPI document's components. */
+export function publishedSchemaDocument({ type, format }: SchemaRequest, version: string): unknown {
+  if (format === 'jsonschema') {
+    const schemas = PUBLISHED_SCHEMAS[type];
+    const names = Object.keys(schemas);
+    return names.length === 1 ? schemas[names[0]] : { $schema: 'https://json-schema.org/draft/2020-12/schema', $defs: schemas };
+  }
+  return { openapi: '3.0.3', info: { title: `Incident service: ${type} schemas`, version }, paths: {}, components: { schemas: openApiComponents([type]) } };
+}

@@ -1,3 +1,4 @@
+import { ForbiddenError, InvalidError, TooLargeError } from '@im/incidents';
 import { classify } from './error-mapping';
 
 const withCode = (code: string, syscall?: string) => Object.assign(new Error(`${code} happened`), { code, syscall });
@@ -18,5 +19,15 @@ describe('storage faults as clients see them', () => {
     expect(classify(withCode('SQLITE_IOERR_WRITE'))).toMatchObject({ status: 503, message: expect.stringMatching(/cannot be read or written \(SQLITE_IOERR_WRITE\)/) });
     expect(classify(withCode('SQLITE_CORRUPT_INDEX'))).toMatchObject({ status: 503, message: expect.stringMatching(/is damaged/) });
     expect(classify(withCode('SQLITE_CONSTRAINT_UNIQUE'))).toEqual({ status: 500, code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' });
+  });
+});
+
+describe('domain errors as clients see them', () => {
+  it.each([
+    [new InvalidError('limit must be from 1 to 100'), 400, 'BAD_USER_INPUT'],
+    [new TooLargeError('Invalid CloudEvent: the event is over 64 KiB'), 413, 'PAYLOAD_TOO_LARGE'],
+    [new ForbiddenError('visibility confidential ranks above your clearance (public)'), 403, 'FORBIDDEN'],
+  ])('%s is %d %s, with its message unchanged', (error, status, code) => {
+    expect(classify(error)).toEqual({ status, code, message: error.message });
   });
 });

@@ -23,7 +23,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   507: 'INSUFFICIENT_STORAGE',
 };
 
-const DOMAIN_STATUS: Record<DomainError['kind'], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
+const DOMAIN_STATUS: Record<DomainError['kind'], number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409, too_large: 413 };
 
 const error = (status: number, message: string): ClientError => ({
   status,

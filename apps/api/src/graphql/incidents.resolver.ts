@@ -1,15 +1,16 @@
 import { Inject } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
-import { VISIBILITIES } from '@im/cloudevents';
-import { ForbiddenError, InvalidError, type Incident as DomainIncident } from '@im/incidents';
+import type { Incident as DomainIncident } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
 import { RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { TimelineReader } from '../timeline/timeline-reader.service';
+import { parseDeclareIncidentInput } from './declare-incident.input';
 import { type GqlContext, GqlIncidents, GqlPrincipal } from './graphql-context';
+import { parseMyIncidentsLimit } from './my-incidents.args';
 import { quickActions } from './quick-actions';
 import { fromGqlSeverity, fromGqlStatus, toGqlIncident, toGqlSeverity, toGqlStatus, toGqlSummary } from './schema.mapping';
 import {
@@ -19,7 +20,6 @@ import {
   IncidentSummary,
   MobileAction,
   MY_INCIDENTS_DEFAULT_LIMIT,
-  MY_INCIDENTS_MAX_LIMIT,
   Note,
   RACIRole,
   Severity,
@@ -52,10 +52,7 @@ export class IncidentsResolver {
     @Args('status', { type: () => [Status], nullable: true }) status?: Status[],
     @Args('severity', { type: () => [Severity], nullable: true }) severity?: Severity[],
   ): Promise<IncidentSummary[]> {
-    const limit = requested ?? MY_INCIDENTS_DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MY_INCIDENTS_MAX_LIMIT) {
-      throw new InvalidError(`limit must be from 1 to ${MY_INCIDENTS_MAX_LIMIT}`);
-    }
+    const limit = parseMyIncidentsLimit(requested);
     const incidents = await this.readStore.incidents.listForUser(caller.sub, {
       limit,
       statuses: status?.map(fromGqlStatus),
@@ -103,18 +100,8 @@ export class IncidentsResolver {
   @Mutation(() => Incident, { description: 'Declares an incident; the caller becomes incident commander. Needs timeline.writer' })
   @RequireRole(TIMELINE_ROLES.writer)
   async declareIncident(@Args('input') input: DeclareIncidentInput, @GqlPrincipal() caller: Principal): Promise<Incident> {
-    const { visibility } = input;
-    if (visibility !== undefined && visibility !== null && !(VISIBILITIES as readonly string[]).includes(visibility)) {
-      throw new InvalidError(`visibility must be one of ${VISIBILITIES.join(', ')}`);
-    }
-    // The declaring commander must be able to see what they declare.
-    if (visibility && !this.visibility.levelsFor(caller).includes(visibility)) {
-      throw new ForbiddenError(`visibility ${visibility} ranks above your clearance (${caller.clearance})`);
-    }
-    const declared = await this.commands.declare(
-      { ...input, severity: fromGqlSeverity(input.severity), commander: caller.sub },
-      { caller, attributes: visibility ? { 'im.visibility': visibility } : undefined },
-    );
+    const declaration = parseDeclareIncidentInput(input, caller, this.visibility.levelsFor(caller));
+    const declared = await this.commands.declare(declaration.input, { caller, attributes: declaration.attributes });
     return this.read(declared.id, caller);
   }
 

@@ -1,4 +1,4 @@
-import { firstInexactNumber } from './json-body.parser';
+import { firstInexactNumber, jsonObjectBody } from './json-body.parser';
 
 describe('numbers a JSON body may carry', () => {
   it.each([
@@ -22,5 +22,16 @@ describe('numbers a JSON body may carry', () => {
     '{"id":"0e8a","time":"2026-11-22T10:00:00Z","n":123456789012345}',
   ])('keeps %s, whose numbers survive parsing', (text) => {
     expect(firstInexactNumber(text)).toBeUndefined();
+  });
+});
+
+describe('a body that must be a JSON object', () => {
+  it('is given back as it is', () => {
+    const body = { a: 1 };
+    expect(jsonObjectBody(body)).toBe(body);
+  });
+
+  it.each([undefined, null, [], [{ a: 1 }], 'text', 42, true])('refuses %j as invalid input', (body) => {
+    expect(() => jsonObjectBody(body)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'Request body must be a JSON object' }));
   });
 });

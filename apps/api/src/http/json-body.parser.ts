@@ -1,5 +1,5 @@
-import { BadRequestException } from '@nestjs/common';
 import type { FastifyInstance } from 'fastify';
+import { InvalidError } from '@im/incidents';
 
 /** Requests larger than this are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -87,6 +87,12 @@ export function firstInexactNumber(text: string): { path: string; literal: strin
   return undefined;
 }
 
+/** A parsed body that must be a JSON object (not an array, a bare value or no body at all). */
+export function jsonObjectBody(body: unknown): Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new InvalidError('Request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
 const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /**
@@ -105,7 +111,7 @@ export function registerJsonParser(fastify: FastifyInstance): void {
       const text = body.toString();
       if (text.trim() === '') return done(null, undefined);
       if (jsonNestsDeeperThan(text, MAX_BODY_NESTING)) {
-        return done(new BadRequestException(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
+        return done(new InvalidError(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
       }
       parseJson(request, text, (error, value) => {
         if (error) return done(error, undefined);
@@ -113,7 +119,7 @@ export function registerJsonParser(fastify: FastifyInstance): void {
         if (!inexact) return done(null, value);
         const where = inexact.path === '' ? 'The body' : inexact.path;
         done(
-          new BadRequestException(
+          new InvalidError(
             `${where} is the number ${shorten(inexact.literal)}, which cannot be stored exactly ` +
               '(a JSON number is kept as a 64-bit float: integers up to 2^53, about 16 significant digits); send it as a string',
           ),

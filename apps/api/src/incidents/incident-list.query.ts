@@ -1,5 +1,4 @@
-import { BadRequestException } from '@nestjs/common';
-import { isSeverity, isStatus, type Severity, SEVERITIES, type Status, STATUSES } from '@im/incidents';
+import { InvalidError, isSeverity, isStatus, type Severity, SEVERITIES, type Status, STATUSES } from '@im/incidents';
 import type { IncidentListQuery } from '@im/read-models';
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -14,7 +13,7 @@ function commaList(raw: string | string[] | undefined): string[] | undefined {
 }
 
 function single(raw: string | string[] | undefined, name: string): string | undefined {
-  if (Array.isArray(raw)) throw new BadRequestException(`${name} may be given once`);
+  if (Array.isArray(raw)) throw new InvalidError(`${name} may be given once`);
   return raw;
 }
 
@@ -31,14 +30,14 @@ function decodeCursor(cursor: string): { createdAt: string; id: string } {
   } catch {
     // fall through: any undecodable cursor is the client's mistake
   }
-  throw new BadRequestException('cursor is malformed: pass the value of a previous Link rel="next"');
+  throw new InvalidError('cursor is malformed: pass the value of a previous Link rel="next"');
 }
 
 export function parseLimit(raw: string | undefined, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
   const limit = Number(raw);
   if (!/^\d+$/.test(raw) || limit < 1 || limit > max) {
-    throw new BadRequestException(`limit must be a whole number from 1 to ${max}`);
+    throw new InvalidError(`limit must be a whole number from 1 to ${max}`);
   }
   return limit;
 }
@@ -48,12 +47,12 @@ export function parseIncidentListQuery(query: RawQuery): IncidentListQuery {
   const statuses = commaList(query.status);
   const badStatus = statuses?.find((s) => !isStatus(s));
   if (badStatus !== undefined) {
-    throw new BadRequestException(`status "${badStatus}" is not one of ${STATUSES.join(', ')}`);
+    throw new InvalidError(`status "${badStatus}" is not one of ${STATUSES.join(', ')}`);
   }
   const severities = commaList(query.severity);
   const badSeverity = severities?.find((s) => !isSeverity(s));
   if (badSeverity !== undefined) {
-    throw new BadRequestException(`severity "${badSeverity}" is not one of ${SEVERITIES.join(', ')}`);
+    throw new InvalidError(`severity "${badSeverity}" is not one of ${SEVERITIES.join(', ')}`);
   }
   const cursor = single(query.cursor, 'cursor');
   return {

@@ -1,21 +1,4 @@
-import { IsOptional, IsString } from 'class-validator';
 import type { Incident } from '@im/incidents';
-
-/**
- * Types only: the values (non-empty title, known severity, lengths) are the
- * domain's rules, checked by `decide`, so REST and the timeline agree.
- */
-export class CreateIncidentDto {
-  @IsString({ message: 'title is required and must be a non-empty string' })
-  title!: string;
-
-  @IsString({ message: 'severity is required and must be one of SEV-1, SEV-2, SEV-3, SEV-4' })
-  severity!: string;
-
-  @IsOptional()
-  @IsString({ message: 'description must be a string' })
-  description?: string;
-}
 
 export interface IncidentResponse {
   id: string;

@@ -12,19 +12,18 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { Transition } from '@im/incidents';
 import { READ_STORE, type ReadStore } from '@im/read-models';
-import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal } from '../auth/access.decorators';
-import { ApiErrors, ref } from '../diagnostics/api-docs.decorators';
 import type { Principal } from '../auth/principal';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
-import { CreateIncidentDto, type IncidentResponse, toIncidentResponse } from './incident.dto';
+import { parseCreateIncidentBody } from './create-incident.body';
+import { type IncidentResponse, toIncidentResponse } from './incident.dto';
+import { IncidentsApiDocs } from './incidents.api-docs';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
 
 const BASE_PATH = '/api/v1/incidents';
-const STATUS_ANSWER = (status: string) => ({ type: 'object', required: ['status'], properties: { status: { type: 'string', example: status } } });
 
-@ApiTags('incidents')
+@IncidentsApiDocs.controller
 @Controller('api/v1/incidents')
 export class IncidentsController {
   constructor(
@@ -35,38 +34,19 @@ export class IncidentsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Declare an incident (open); answers with it and a Location header' })
-  @ApiBody({ schema: ref('CreateIncident') })
-  @ApiResponse({
-    status: 201,
-    description: 'The new incident',
-    schema: ref('Incident'),
-    headers: { Location: { description: 'The path of the new incident', schema: { type: 'string' } } },
-  })
-  @ApiErrors(400, 413, 415)
+  @IncidentsApiDocs.create
   async create(
-    @Body() body: CreateIncidentDto,
+    @Body() body: unknown,
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse> {
-    const incident = await this.commands.declare(body, { caller });
+    const incident = await this.commands.declare(parseCreateIncidentBody(body), { caller });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
     return this.read(incident.id, caller);
   }
 
   @Get()
-  @ApiOperation({ summary: 'Incidents, newest first; Link rel="next" when more exist' })
-  @ApiQuery({ name: 'status', required: false, type: String, description: 'Comma-separated: open, acknowledged, mitigated, resolved, closed' })
-  @ApiQuery({ name: 'severity', required: false, type: String, description: 'Comma-separated: SEV-1 … SEV-4' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } })
-  @ApiQuery({ name: 'cursor', required: false, type: String, description: 'From the Link header of the previous page' })
-  @ApiResponse({
-    status: 200,
-    description: 'A page of incidents',
-    schema: { type: 'array', items: ref('Incident') },
-    headers: { Link: { description: 'The next page, as <path?query>; rel="next"; absent on the last page', schema: { type: 'string' } } },
-  })
-  @ApiErrors(400)
+  @IncidentsApiDocs.list
   async list(
     @Query() rawQuery: RawQuery,
     @CurrentPrincipal() caller: Principal,
@@ -81,45 +61,35 @@ export class IncidentsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One incident' })
-  @ApiResponse({ status: 200, description: 'The incident', schema: ref('Incident') })
-  @ApiErrors(404)
+  @IncidentsApiDocs.get
   get(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
     return this.read(id, caller);
   }
 
   @Post(':id/ack')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Ack (lifecycle table in docs/api.md); a repeat is 200 with no change' })
-  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('acknowledged') })
-  @ApiErrors(404, 409)
+  @IncidentsApiDocs.ack
   ack(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'ack', caller);
   }
 
   @Post(':id/mitigate')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Mitigate (lifecycle table in docs/api.md); a repeat is 200 with no change' })
-  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('mitigated') })
-  @ApiErrors(404, 409)
+  @IncidentsApiDocs.mitigate
   mitigate(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'mitigate', caller);
   }
 
   @Post(':id/resolve')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Resolve (lifecycle table in docs/api.md); a repeat is 200 with no change' })
-  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('resolved') })
-  @ApiErrors(404, 409)
+  @IncidentsApiDocs.resolve
   resolve(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'resolve', caller);
   }
 
   @Post(':id/close')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Close (lifecycle table in docs/api.md); a repeat is 200 with no change' })
-  @ApiResponse({ status: 200, description: 'The status now', schema: STATUS_ANSWER('closed') })
-  @ApiErrors(404, 409)
+  @IncidentsApiDocs.close
   close(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'close', caller);
   }

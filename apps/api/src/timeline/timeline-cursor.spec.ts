@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@im/config';
+import { InvalidError } from '@im/incidents';
 import type { TimelineQuery } from '@im/read-models';
 import { ANONYMOUS, type Principal } from '../auth/principal';
 import { CURSOR_KEY_FILE, cursorKey, TimelineCursors } from './timeline-cursor';
@@ -75,7 +76,11 @@ describe('TimelineCursors', () => {
     ['a truncated cursor', alice, query, cursor.slice(0, 20)],
     ['an oversized cursor', alice, query, cursor + 'A'.repeat(400)],
     ['another server', alice, query, new TimelineCursors(cursorKey(loadConfig({ DATA_DIR: dataDir() }))).seal(alice, query, position)],
-  ])('refuses a cursor from %s with 400', (_, caller, other, text) => {
-    expect(() => cursors.open(caller, other, text)).toThrow(expect.objectContaining({ status: 400 }));
+    ['text that is not base64url', alice, query, '!!!!'.repeat(20)],
+    ['an empty cursor', alice, query, ''],
+  ])('refuses a cursor from %s as invalid input (400)', (_, caller, other, text) => {
+    const open = () => cursors.open(caller, other, text);
+    expect(open).toThrow(InvalidError);
+    expect(open).toThrow('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
   });
 });

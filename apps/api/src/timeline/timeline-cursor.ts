@@ -1,8 +1,9 @@
-import { BadRequestException, Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
+import { InvalidError } from '@im/incidents';
 import type { TimelinePosition, TimelineQuery } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 
@@ -81,7 +82,7 @@ export class TimelineCursors {
 
   /** The position a cursor resumes after; 400 unless this server sealed it for this caller and query. */
   open(caller: Principal, query: TimelineQuery, cursor: string): TimelinePosition {
-    const invalid = new BadRequestException('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
+    const invalid = new InvalidError('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
     const bytes = cursor.length <= MAX_CURSOR_LENGTH ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
     if (bytes.length <= IV_BYTES + TAG_BYTES) throw invalid;
     let value: unknown;

@@ -1,15 +1,21 @@
-import { BadRequestException } from '@nestjs/common';
 import { parseTimestamp, TIMESTAMP_RULE } from '@im/cloudevents';
+import { InvalidError } from '@im/incidents';
 import type { RedactedEntry } from '@im/policy';
 import type { TimelineQuery } from '@im/read-models';
+import { jsonObjectBody } from '../http/json-body.parser';
 
 export const DEFAULT_TIMELINE_LIMIT = 50;
 export const MAX_TIMELINE_LIMIT = 1000;
 
+export const TIMELINE_ORDERS = ['asc', 'desc'] as const;
+/** A search names at least one of these, so it never lists the whole ledger by accident. */
+export const TIMELINE_SEARCH_CRITERIA = ['correlation_key', 'fingerprint', 'incident_id', 'type', 'actor'];
+const TIMELINE_SEARCH_FIELDS = new Set([...TIMELINE_SEARCH_CRITERIA, 'from_time', 'to_time', 'limit', 'cursor', 'order']);
+
 const TYPE_PATTERN = /^im\.[A-Za-z0-9_.-]*\*?$|^\*$/;
 
 /** The names a request uses for each filter: GET query parameters and the query body differ. */
-export interface FilterNames {
+interface FilterNames {
   /** Query-string values are all text, so a limit may arrive as "50"; in a JSON body it must be a number. */
   fromQueryString: boolean;
   incidentId?: string;
@@ -21,8 +27,8 @@ export interface FilterNames {
   to: string;
 }
 
-export const INCIDENT_TIMELINE_PARAMS: FilterNames = { fromQueryString: true, type: 'type', actor: 'actor', from: 'from', to: 'to' };
-export const QUERY_BODY_FIELDS: Required<FilterNames> = {
+const INCIDENT_TIMELINE_PARAMS: FilterNames = { fromQueryString: true, type: 'type', actor: 'actor', from: 'from', to: 'to' };
+const QUERY_BODY_FIELDS: Required<FilterNames> = {
   fromQueryString: false,
   incidentId: 'incident_id',
   correlationKey: 'correlation_key',
@@ -37,7 +43,7 @@ function text(raw: Record<string, unknown>, name: string | undefined): string | 
   if (name === undefined || raw[name] === undefined) return undefined;
   const value = raw[name];
   if (typeof value !== 'string' || value === '' || value.length > 1024) {
-    throw new BadRequestException(`${name} must be a non-empty string`);
+    throw new InvalidError(`${name} must be a non-empty string`);
   }
   return value;
 }
@@ -46,7 +52,7 @@ function timestamp(raw: Record<string, unknown>, name: string): string | undefin
   const value = text(raw, name);
   if (value === undefined) return undefined;
   const utc = parseTimestamp(value);
-  if (utc === undefined) throw new BadRequestException(`${name} must be ${TIMESTAMP_RULE}`);
+  if (utc === undefined) throw new InvalidError(`${name} must be ${TIMESTAMP_RULE}`);
   return utc;
 }
 
@@ -54,7 +60,7 @@ function limitOf(raw: unknown, fromQueryString: boolean): number {
   if (raw === undefined) return DEFAULT_TIMELINE_LIMIT;
   const limit = fromQueryString && typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : raw;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_TIMELINE_LIMIT) {
-    throw new BadRequestException(`limit must be a whole number from 1 to ${MAX_TIMELINE_LIMIT}`);
+    throw new InvalidError(`limit must be a whole number from 1 to ${MAX_TIMELINE_LIMIT}`);
   }
   return limit;
 }
@@ -62,7 +68,7 @@ function limitOf(raw: unknown, fromQueryString: boolean): number {
 function typeOf(value: string | undefined, name: string): TimelineQuery['type'] {
   if (value === undefined || value === '*') return undefined;
   if (!TYPE_PATTERN.test(value)) {
-    throw new BadRequestException(`${name} must be an event type, optionally ending in * (e.g. im.incident.*)`);
+    throw new InvalidError(`${name} must be an event type, optionally ending in * (e.g. im.incident.*)`);
   }
   return value.endsWith('*') ? { prefix: value.slice(0, -1) } : { exact: value };
 }
@@ -74,9 +80,9 @@ export interface TimelineFilter {
 }
 
 /** Validates a timeline filter from query parameters or a query body into a read-model query. */
-export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterNames, fixed: Partial<TimelineQuery> = {}): TimelineFilter {
+function parseTimelineFilter(raw: Record<string, unknown>, names: FilterNames, fixed: Partial<TimelineQuery> = {}): TimelineFilter {
   const order = raw.order ?? 'desc';
-  if (order !== 'asc' && order !== 'desc') throw new BadRequestException('order must be asc or desc');
+  if (order !== 'asc' && order !== 'desc') throw new InvalidError(`order must be ${TIMELINE_ORDERS.join(' or ')}`);
   const shape: Omit<TimelineQuery, 'limit' | 'after'> = {
     incidentId: text(raw, names.incidentId),
     correlationKey: text(raw, names.correlationKey),
@@ -89,12 +95,28 @@ export function parseTimelineFilter(raw: Record<string, unknown>, names: FilterN
     ...fixed,
   };
   if (shape.from && shape.to && shape.from > shape.to) {
-    throw new BadRequestException(`${names.from} must not be after ${names.to}`);
+    throw new InvalidError(`${names.from} must not be after ${names.to}`);
   }
   for (const key of Object.keys(shape) as (keyof typeof shape)[]) if (shape[key] === undefined) delete shape[key];
   const { cursor } = raw;
-  if (cursor !== undefined && typeof cursor !== 'string') throw new BadRequestException('cursor must be the next_cursor of the previous page');
+  if (cursor !== undefined && typeof cursor !== 'string') throw new InvalidError('cursor must be the next_cursor of the previous page');
   return { query: { ...shape, limit: limitOf(raw.limit, names.fromQueryString) }, cursor };
+}
+
+/** GET /api/v1/incidents/:id/timeline: the query parameters, within the incident of the path. */
+export const parseIncidentTimelineQuery = (query: Record<string, unknown>, incidentId: string): TimelineFilter =>
+  parseTimelineFilter(query, INCIDENT_TIMELINE_PARAMS, { incidentId });
+
+/** POST /api/v1/timeline/query: the search body. */
+export function parseTimelineSearch(body: unknown): TimelineFilter {
+  const fields = jsonObjectBody(body);
+  const unknown = Object.keys(fields).filter((key) => !TIMELINE_SEARCH_FIELDS.has(key));
+  // A misspelt filter would silently widen the search, so it is refused.
+  if (unknown.length) throw new InvalidError(`Unknown query field(s): ${unknown.join(', ')}`);
+  if (!TIMELINE_SEARCH_CRITERIA.some((key) => fields[key] !== undefined)) {
+    throw new InvalidError(`At least one of ${TIMELINE_SEARCH_CRITERIA.join(', ')} is required`);
+  }
+  return parseTimelineFilter(fields, QUERY_BODY_FIELDS);
 }
 
 type Filter = Exclude<keyof TimelineQuery, 'order' | 'limit' | 'after'>;
