@@ -3,12 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toCloudEvent } from '@im/cloudevents';
 import { SqliteEventStore } from '@im/event-store';
-import type { IncidentEvent } from '@im/incidents';
+import { type IncidentEvent, incidentStreamId } from '@im/incidents';
 import {
   ALL_PROJECTIONS,
   foldBatch,
   incidentProjection,
-  incidentStreamId,
   ProjectionLagError,
   ProjectionRunner,
   ReadModelsAheadError,

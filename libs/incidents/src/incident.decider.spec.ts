@@ -5,6 +5,7 @@ import {
   decide,
   evolve,
   type Incident,
+  type IncidentCommand,
   type IncidentEvent,
   type IncidentState,
   InvalidError,
@@ -91,6 +92,13 @@ describe('incident lifecycle (decisions.md table)', () => {
   it.each(['ack', 'mitigate', 'resolve', 'close'] as const)('%s of an unknown incident is not found', (kind) => {
     expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(NotFoundError);
     expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(`Incident ${ID} not found`);
+  });
+
+  it('decides only the command kinds it names: any other is refused, not taken for a transition', () => {
+    // @ts-expect-error a kind the IncidentCommand union does not have is a compile error
+    const unknown: IncidentCommand = { kind: 'reopen', incidentId: ID, time: T1 };
+    expect(() => decide(unknown, given([declared, moved('resolve')]))).toThrow(InvalidError);
+    expect(() => decide(unknown, given([declared, moved('resolve')]))).toThrow('Unknown command reopen');
   });
 });
 

@@ -27,7 +27,11 @@ import { noteRefusal, roleAssignmentRefusal } from './responder-rules';
 
 export const initialState: IncidentState = undefined;
 
-/** Decides which events a command produces against the current state; throws a DomainError when it cannot. */
+/**
+ * Decides which events a command produces against the current state; throws a
+ * DomainError when it cannot. Every kind is named: a new command does not
+ * compile until it is decided here.
+ */
 export function decide(command: IncidentCommand, state: IncidentState): IncidentEvent[] {
   switch (command.kind) {
     case 'declare':
@@ -36,8 +40,16 @@ export function decide(command: IncidentCommand, state: IncidentState): Incident
       return decideAssignRole(command, state);
     case 'add_note':
       return decideAddNote(command, state);
-    default:
+    case 'ack':
+    case 'mitigate':
+    case 'resolve':
+    case 'close':
       return decideTransition(command, state);
+    default: {
+      const unhandled: never = command;
+      // Only a caller that bypassed the types gets here (e.g. a kind read from input).
+      throw new InvalidError(`Unknown command ${String((unhandled as { kind?: unknown }).kind)}`);
+    }
   }
 }
 

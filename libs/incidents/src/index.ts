@@ -7,3 +7,4 @@ export * from './incident.decider';
 export * from './responder-rules';
 export * from './notification-preferences';
 export * from './incident.schema';
+export * from './stream-names';

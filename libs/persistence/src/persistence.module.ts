@@ -3,31 +3,14 @@ import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
 import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
-import {
-  DIAGNOSTICS_STREAM_PREFIX,
-  INCIDENT_STREAM_PREFIX,
-  MongoReadStore,
-  READ_STORE,
-  type ReadStore,
-  SqliteReadStore,
-  USER_STREAM_PREFIX,
-} from '@im/read-models';
+import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
+import { MongoReadStore, READ_STORE, type ReadStore, SqliteReadStore } from '@im/read-models';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
-
-/** Streams in which alert routing claims a fingerprint for an incident. */
-export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
-/**
- * Every stream the service appends to. A KurrentDB server holds other streams
- * too (system streams, other applications): the ledger reads back only these.
- * Fingerprint claims feed no read model, but they move the head the write path
- * waits for, so the projections must see them pass.
- */
-export const SERVICE_STREAM_PREFIXES = [INCIDENT_STREAM_PREFIX, USER_STREAM_PREFIX, FINGERPRINT_STREAM_PREFIX, DIAGNOSTICS_STREAM_PREFIX];
 
 /** A store kept in a SQLite file of DATA_DIR, and what to do when quick_check finds it damaged. */
 export interface EmbeddedStoreFile {

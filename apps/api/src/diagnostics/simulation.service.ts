@@ -1,24 +1,23 @@
 import { BadRequestException, Inject, Injectable } from '@nestjs/common';
-import { checkCloudEvent, type CloudEvent, incidentIdOfSubject, incidentSubject, toLedgerEvent } from '@im/cloudevents';
+import { checkCloudEvent, incidentSubject, toLedgerEvent } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import {
-  ALERT_RESOLVE_TYPE,
-  ALERT_TRIGGER_TYPE,
-  decideRecord,
   DomainError,
   evolve,
   INCIDENT_EVENT_TYPES,
+  incidentIdOfStream,
   type IncidentState,
+  incidentStreamId,
   NotFoundError,
 } from '@im/incidents';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
-import { INCIDENT_STREAM_PREFIX, incidentStreamId } from '@im/read-models';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { newIncidentId } from '../incidents/incident-command.handler';
-import { foldIncident } from '../ledger/incident-stream.writer';
+import { CommandHandler } from '../ledger/command-handler';
+import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { incidentStream } from '../ledger/incident-stream';
 import { IncidentVisibility } from '../policy/incident-visibility';
-import { IncidentRouting } from '../timeline/incident-routing';
-import { dedupKeysOf } from '../timeline/timeline-append.handler';
+import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';
+import { FingerprintClaims } from '../timeline/fingerprint-claims';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 
 export const MAX_SIMULATED_EVENTS = 1000;
@@ -51,19 +50,21 @@ export interface SimulationReport {
 }
 
 /**
- * POST /api/v1/simulate: each event goes through the validation, routing and
- * decider of a real append, against the stored state the caller could read
- * (ReadableState) plus the earlier events of the same request. Nothing is
- * written: the store is only read.
+ * POST /api/v1/simulate: each event goes through the validation and the
+ * planning step of a real append (append-plan.ts), against the stored state
+ * the caller could read (ReadableState) plus the earlier events of the same
+ * request. The plan is reported, never committed: the store is only read.
  */
 @Injectable()
 export class SimulationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    private readonly routing: IncidentRouting,
+    private readonly commands: CommandHandler,
+    private readonly claims: FingerprintClaims,
     private readonly reader: TimelineReader,
     private readonly visibility: IncidentVisibility,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
   async simulate(body: unknown, caller: Principal): Promise<SimulationReport> {
@@ -76,8 +77,8 @@ export class SimulationService {
     const readsTimeline = caller.roles.includes(TIMELINE_ROLES.reader);
     // A reader's lookups ask the PDP only when something is stored: without it, fail up front, whatever is stored.
     if (readsTimeline) await this.pdp.ping();
-    const stored = new ReadableState(caller, readsTimeline, this.eventStore, this.routing, this.reader, this.visibility);
-    const run = new SimulationRun(stored, this.routing);
+    const stored = new ReadableState(caller, readsTimeline, this.eventStore, this.commands, this.claims, this.reader, this.visibility);
+    const run = new SimulationRun(stored, this.ids);
     const report: SimulationReport = { timestamp: new Date().toISOString(), dry_run: dryRun, events_read: events.length, events_created: [], errors: [] };
     for (const [index, raw] of events.entries()) {
       try {
@@ -105,13 +106,14 @@ class ReadableState {
     private readonly caller: Principal,
     private readonly readsTimeline: boolean,
     private readonly eventStore: EventStore,
-    private readonly routing: IncidentRouting,
+    private readonly commands: CommandHandler,
+    private readonly claims: FingerprintClaims,
     private readonly reader: TimelineReader,
     private readonly visibility: IncidentVisibility,
   ) {}
 
-  /** The incident of a stored event with this dedup key, when the caller may read that event. */
-  async duplicateIn(key: string): Promise<string | undefined> {
+  /** The stored event with this dedup key, when the caller may read it. */
+  async duplicateIn(key: string): Promise<Duplicate | undefined> {
     if (!this.readsTimeline) return undefined;
     const stored = await this.eventStore.findByDedupKey(key);
     if (!stored) return undefined;
@@ -121,34 +123,38 @@ class ReadableState {
       if (error instanceof NotFoundError) return undefined;
       throw error;
     }
-    return stored.streamId.slice(INCIDENT_STREAM_PREFIX.length);
+    return { eventId: stored.event.id, incidentId: incidentIdOfStream(stored.streamId) as string };
   }
 
   /** The incident a fingerprint's alerts join, when the caller may read an event of that fingerprint there. */
   async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
     if (!this.readsTimeline) return undefined;
-    const bound = await this.routing.fingerprintIncident(fingerprint);
+    const bound = await this.claims.current(fingerprint);
     if (!bound) return undefined;
     const { entries } = await this.reader.search(this.caller, { fingerprint, incidentId: bound.incidentId, order: 'desc', limit: 1 });
     return entries.length ? bound : undefined;
   }
 
   async incident(incidentId: string): Promise<IncidentState> {
-    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
-    const state = foldIncident(incidentId, stream.map((r) => r.event));
+    const state = await this.commands.state(incidentStream, incidentStreamId(incidentId));
     return state && this.visibility.shows(this.caller, state) ? state : undefined;
   }
 }
 
-/** The state one simulation builds up in memory on top of what is stored. */
-class SimulationRun {
+/**
+ * One simulation's view of the ledger for planning: what is stored (as the
+ * caller may read it) with the plans of the earlier events of the request on top.
+ */
+class SimulationRun implements AppendLookups {
   private readonly states = new Map<string, IncidentState>();
+  /** Incidents earlier events of this simulation were appended to. */
+  private readonly changed = new Set<string>();
   private readonly fingerprints = new Map<string, string>();
-  private readonly seenKeys = new Set<string>();
+  private readonly seen = new Map<string, Duplicate>();
 
   constructor(
     private readonly stored: ReadableState,
-    private readonly routing: IncidentRouting,
+    private readonly ids: IdGenerator,
   ) {}
 
   async apply(raw: unknown): Promise<SimulatedEvent> {
@@ -165,43 +171,43 @@ class SimulationRun {
       would_create: wouldCreate,
     });
 
-    const keys = dedupKeysOf(event);
-    for (const key of keys) {
-      const incidentId = await this.stored.duplicateIn(key);
-      if (incidentId) return reported(incidentId, 'nothing');
-    }
-    if (keys.some((key) => this.seenKeys.has(key))) return reported(incidentIdOfSubject(event.subject) ?? 'unknown', 'nothing');
-
-    const incidentId = await this.incidentFor(event);
+    const plan = await planAppend(event, this);
+    if (plan.kind === 'duplicate') return reported(plan.incidentId, 'nothing');
+    const { incidentId } = plan;
     const state = await this.stateOf(incidentId);
-    const stored: CloudEvent = { ...event, subject: incidentSubject(incidentId) };
-    decideRecord({ kind: 'record', incidentId, event: toLedgerEvent(stored, incidentId) }, state);
-    this.states.set(incidentId, evolve(state, toLedgerEvent(stored, incidentId)));
-    keys.forEach((key) => this.seenKeys.add(key));
+    const appended = decideAppend(plan, state);
+    this.states.set(incidentId, appended.reduce((next, e) => evolve(next, toLedgerEvent(e, incidentId)), state));
+    this.changed.add(incidentId);
+    plan.dedupKeys.forEach((key) => this.seen.set(key, { eventId: event.id, incidentId }));
     return reported(incidentId, state ? 'timeline_event' : 'incident');
   }
 
-  /** The routing of a real append, without claiming a fingerprint, over what the caller may read. */
-  private async incidentFor(event: CloudEvent): Promise<string> {
-    const fingerprint = event['im.fingerprint'];
-    const byFingerprint = async () => {
-      const simulated = fingerprint && this.fingerprints.get(fingerprint);
-      if (simulated) return { incidentId: simulated, unresolved: true };
-      return fingerprint ? this.stored.fingerprintIncident(fingerprint) : undefined;
-    };
-    if (event.type === ALERT_TRIGGER_TYPE && !event.subject && fingerprint) {
-      const current = await byFingerprint();
-      const incidentId = current?.unresolved ? current.incidentId : newIncidentId();
-      this.fingerprints.set(fingerprint, incidentId);
-      return incidentId;
+  async duplicateOf(keys: string[]): Promise<Duplicate | undefined> {
+    for (const key of keys) {
+      const stored = await this.stored.duplicateIn(key);
+      if (stored) return stored;
     }
-    if (event.type === ALERT_RESOLVE_TYPE && !event.subject && fingerprint) {
-      const current = await byFingerprint();
-      if (!current) throw new NotFoundError(`No incident has joined fingerprint ${fingerprint}`);
-      return current.incidentId;
-    }
-    // The other cases of the real routing read nothing stored (the fingerprint cases are all above).
-    return (await this.routing.incidentFor(event)).incidentId;
+    const key = keys.find((k) => this.seen.has(k));
+    return key === undefined ? undefined : this.seen.get(key);
+  }
+
+  async boundIncident(fingerprint: string): Promise<string | undefined> {
+    return this.fingerprints.get(fingerprint) ?? (await this.stored.fingerprintIncident(fingerprint))?.incidentId;
+  }
+
+  /** The routing of a real append, claiming in memory only. */
+  async joinOrClaim(fingerprint: string): Promise<string> {
+    const simulated = this.fingerprints.get(fingerprint);
+    const bound = simulated !== undefined ? { incidentId: simulated, unresolved: true } : await this.stored.fingerprintIncident(fingerprint);
+    // Events this simulation appended to the bound incident count, as they would for a real append.
+    const open = bound && (this.changed.has(bound.incidentId) ? unresolved(this.states.get(bound.incidentId)) : bound.unresolved);
+    const incidentId = bound && open ? bound.incidentId : this.ids.incidentId();
+    this.fingerprints.set(fingerprint, incidentId);
+    return incidentId;
+  }
+
+  newIncidentId(): string {
+    return this.ids.incidentId();
   }
 
   private async stateOf(incidentId: string): Promise<IncidentState> {

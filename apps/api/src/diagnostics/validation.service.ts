@@ -5,17 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { SERVICE_SOURCE } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { diagnosticsStreamId, PROBE_EVENT_TYPE } from '@im/incidents';
 import { checkIntegrity, embeddedStoreFiles, freeSpace } from '@im/persistence';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
-import {
-  DIAGNOSTICS_STREAM_PREFIX,
-  PROBE_EVENT_TYPE,
-  probeProjection,
-  PROJECTION_PROGRESS,
-  type ProjectionProgress,
-  READ_STORE,
-  type ReadStore,
-} from '@im/read-models';
+import { probeProjection, PROJECTION_PROGRESS, type ProjectionProgress, READ_STORE, type ReadStore } from '@im/read-models';
 import { version } from '../../../../package.json';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn';
@@ -171,7 +164,7 @@ export class ValidationService {
   private async roundTrip(): Promise<string> {
     const id = randomUUID();
     const { position } = await this.eventStore.append(
-      `${DIAGNOSTICS_STREAM_PREFIX}${id}`,
+      diagnosticsStreamId(id),
       [{ specversion: '1.0', id, source: SERVICE_SOURCE, type: PROBE_EVENT_TYPE, time: new Date().toISOString() }],
       'no_stream',
     );

@@ -1,12 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
-import { ConflictError, decide, type DeclareIncident, type Incident, type IncidentState, type Transition } from '@im/incidents';
+import { decide, type DeclareIncident, type Incident, type IncidentState, incidentStreamId, type Transition } from '@im/incidents';
 import type { Principal } from '../auth/principal';
-import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
+import { CLOCK, type Clock } from '../ledger/clock';
+import { CommandHandler, type Handled } from '../ledger/command-handler';
+import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { incidentStream } from '../ledger/incident-stream';
+import { ReadYourWrites } from '../ledger/read-your-writes';
 import { IncidentVisibility } from '../policy/incident-visibility';
-
-const MAX_ID_DRAWS = 20;
 
 export interface CommandContext {
   /** Who asks: the events' im.actor, and whose clearance and roles the decision weighs. */
@@ -18,10 +19,6 @@ export interface CommandContext {
 /** What a declaration needs besides the id and time the handler assigns. */
 export type DeclareInput = Omit<DeclareIncident, 'kind' | 'incidentId' | 'time'>;
 
-export const newIncidentId = () => `INC-${randomBytes(4).toString('hex')}`;
-
-const now = () => new Date().toISOString();
-
 type DecideEvents = (state: IncidentState) => ReturnType<typeof decide>;
 
 /**
@@ -32,53 +29,61 @@ type DecideEvents = (state: IncidentState) => ReturnType<typeof decide>;
 @Injectable()
 export class IncidentCommandHandler {
   constructor(
-    private readonly writer: IncidentStreamWriter,
+    private readonly commands: CommandHandler,
+    private readonly views: ReadYourWrites,
     private readonly visibility: IncidentVisibility,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
   async declare(input: DeclareInput, context: CommandContext): Promise<Incident> {
-    for (let draw = 1; ; draw++) {
-      const incidentId = newIncidentId();
-      try {
-        // Not through the visibility gate: a drawn id that is taken must answer Conflict, whoever can see it.
-        return await this.append(incidentId, context, (state) =>
-          decide({ kind: 'declare', incidentId, time: now(), ...input }, state),
-        );
-      } catch (error) {
-        // A random id that is already taken: draw another.
-        if (!(error instanceof ConflictError) || draw >= MAX_ID_DRAWS) throw error;
-      }
-    }
+    // Not through the visibility gate: a drawn id that is taken is drawn again, whoever can see its incident.
+    const handled = await this.commands.handleNew(
+      incidentStream,
+      () => this.ids.incidentId(),
+      incidentStreamId,
+      (incidentId, state) => this.decided(context, decide({ kind: 'declare', incidentId, time: this.now(), ...input }, state)),
+    );
+    return (await this.answered(handled)).state as Incident;
   }
 
   transition(incidentId: string, kind: Transition, context: CommandContext): Promise<Incident> {
-    return this.run(incidentId, context, (state) => decide({ kind, incidentId, time: now() }, state));
+    return this.run(incidentId, context, (state) => decide({ kind, incidentId, time: this.now() }, state));
   }
 
   assignRole(incidentId: string, role: unknown, userId: unknown, context: CommandContext): Promise<Incident> {
     const { sub: id, roles } = context.caller;
     return this.run(incidentId, context, (state) =>
-      decide({ kind: 'assign_role', incidentId, time: now(), role, userId, caller: { id, roles } }, state),
+      decide({ kind: 'assign_role', incidentId, time: this.now(), role, userId, caller: { id, roles } }, state),
     );
   }
 
   /** Returns the note event as stored. */
   async addNote(incidentId: string, content: unknown, context: CommandContext): Promise<CloudEvent> {
-    const { appended } = await this.writer.write(
-      incidentId,
-      (state) => this.decided(context, decide({ kind: 'add_note', incidentId, time: now(), content }, this.shown(incidentId, state, context))),
-    );
+    const { appended } = await this.write(incidentId, context, (state) => decide({ kind: 'add_note', incidentId, time: this.now(), content }, state));
     return appended[0];
   }
 
   /** A command on an existing incident: decided only on what the caller may see. */
-  private run(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
-    return this.append(incidentId, context, (state) => decideEvents(this.shown(incidentId, state, context)));
+  private async run(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
+    return (await this.write(incidentId, context, decideEvents)).state as Incident;
   }
 
-  private async append(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
-    const { state } = await this.writer.write(incidentId, (current) => this.decided(context, decideEvents(current)));
-    return state as Incident;
+  private async write(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Handled<IncidentState>> {
+    const handled = await this.commands.handle(incidentStream, incidentStreamId(incidentId), (state) =>
+      this.decided(context, decideEvents(this.shown(incidentId, state, context))),
+    );
+    return this.answered(handled);
+  }
+
+  /** "No change" may be due to an event someone else appended: answer once the views show it too. */
+  private async answered<T extends Handled<IncidentState>>(handled: T): Promise<T> {
+    await this.views.waitFor(handled.position);
+    return handled;
+  }
+
+  private now(): string {
+    return this.clock.now().toISOString();
   }
 
   /** The state a decision may see: none when the incident is withheld from the caller. */

@@ -1,10 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type CloudEvent, incidentSubject, toLedgerEvent } from '@im/cloudevents';
+import type { CloudEvent } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { ConflictError, decideRecord } from '@im/incidents';
-import { INCIDENT_STREAM_PREFIX } from '@im/read-models';
-import { IncidentStreamWriter } from '../ledger/incident-stream.writer';
-import { IncidentRouting, RouteChangedError } from './incident-routing';
+import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
+import { CommandHandler, StreamTakenError } from '../ledger/command-handler';
+import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { incidentStream } from '../ledger/incident-stream';
+import { ReadYourWrites } from '../ledger/read-your-writes';
+import { RETRY_POLICY, type RetryPolicy } from '../ledger/retry-policy';
+import { type AppendLookups, decideAppend, type Duplicate, planAppend, RouteChangedError } from './append-plan';
+import { FingerprintClaims } from './fingerprint-claims';
 
 export interface AppendAnswer {
   event_id: string;
@@ -12,58 +16,60 @@ export interface AppendAnswer {
   incident_id: string;
 }
 
-/** How often an event is routed again: a fresh incident id was taken, or the routed incident was resolved meanwhile. */
-const MAX_ROUTINGS = 20;
+/** Only incident streams carry dedup keys. */
+const duplicateOf = (recorded: RecordedEvent): Duplicate => ({ eventId: recorded.event.id, incidentId: incidentIdOfStream(recorded.streamId) as string });
 
-/** CloudEvents identity (source, id) and the source system's idempotency key (source, im.origin_id). */
-export function dedupKeysOf(event: CloudEvent): string[] {
-  const keys = [`id\n${event.source}\n${event.id}`];
-  if (event['im.origin_id'] !== undefined) keys.push(`origin\n${event.source}\n${event['im.origin_id']}`);
-  return keys;
-}
-
-const duplicateAnswer = (existing: RecordedEvent): AppendAnswer => ({
-  event_id: existing.event.id,
-  created: false,
-  incident_id: existing.streamId.slice(INCIDENT_STREAM_PREFIX.length),
-});
+const duplicateAnswer = ({ eventId, incidentId }: Duplicate): AppendAnswer => ({ event_id: eventId, created: false, incident_id: incidentId });
 
 /** POST /api/v1/timeline/events: idempotent, routed to its incident, decided like any command. */
 @Injectable()
 export class TimelineAppendHandler {
+  /** The ledger as planning consults it: every stored event, and fingerprint claims that are written. */
+  private readonly ledger: AppendLookups = {
+    duplicateOf: async (keys) => {
+      for (const key of keys) {
+        const existing = await this.eventStore.findByDedupKey(key);
+        if (existing) return duplicateOf(existing);
+      }
+      return undefined;
+    },
+    boundIncident: (fingerprint) => this.claims.bound(fingerprint),
+    joinOrClaim: (fingerprint) => this.claims.joinOrClaim(fingerprint),
+    newIncidentId: () => this.ids.incidentId(),
+  };
+
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    private readonly writer: IncidentStreamWriter,
-    private readonly routing: IncidentRouting,
+    private readonly commands: CommandHandler,
+    private readonly views: ReadYourWrites,
+    private readonly claims: FingerprintClaims,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
   ) {}
 
-  async append(event: CloudEvent): Promise<AppendAnswer> {
-    const keys = dedupKeysOf(event);
-    for (const key of keys) {
-      const existing = await this.eventStore.findByDedupKey(key);
-      if (existing) return duplicateAnswer(existing);
+  /** Plans the append and commits the plan; plans again when a drawn id was taken or the routed incident was resolved meanwhile. */
+  append(event: CloudEvent): Promise<AppendAnswer> {
+    return this.retry.run(
+      () => this.commit(event),
+      (error) => error instanceof RouteChangedError || error instanceof StreamTakenError,
+    );
+  }
+
+  private async commit(event: CloudEvent): Promise<AppendAnswer> {
+    const plan = await planAppend(event, this.ledger);
+    if (plan.kind === 'duplicate') return duplicateAnswer(plan);
+    let position: bigint;
+    try {
+      ({ position } = await this.commands.handle(incidentStream, incidentStreamId(plan.incidentId), (state) => decideAppend(plan, state), {
+        dedupKeys: plan.dedupKeys,
+        newStream: plan.opensIncident,
+      }));
+    } catch (error) {
+      // A concurrent copy of this event won: answer as its duplicate.
+      if (error instanceof DuplicateEventError) return duplicateAnswer(duplicateOf(error.existing));
+      throw error;
     }
-    for (let routing = 1; ; routing++) {
-      const { incidentId, opensIncident, holds } = await this.routing.incidentFor(event);
-      const stored: CloudEvent = { ...event, subject: incidentSubject(incidentId) };
-      try {
-        await this.writer.write(
-          incidentId,
-          (state) => {
-            if (holds && !holds(state)) throw new RouteChangedError(`Incident ${incidentId} changed while the event was routed to it`);
-            decideRecord({ kind: 'record', incidentId, event: toLedgerEvent(stored, incidentId) }, state);
-            return [stored];
-          },
-          { dedupKeys: keys },
-        );
-        return { event_id: event.id, created: true, incident_id: incidentId };
-      } catch (error) {
-        // A concurrent copy of this event won: answer as its duplicate.
-        if (error instanceof DuplicateEventError) return duplicateAnswer(error.existing);
-        // A freshly drawn incident id that is already taken, or an incident resolved since routing: route again.
-        const reroute = error instanceof RouteChangedError || (error instanceof ConflictError && opensIncident);
-        if (!reroute || routing >= MAX_ROUTINGS) throw error;
-      }
-    }
+    await this.views.waitFor(position);
+    return { event_id: event.id, created: true, incident_id: plan.incidentId };
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
 import { LedgerModule } from '../ledger/ledger.module';
-import { IncidentRouting } from './incident-routing';
+import { FingerprintClaims } from './fingerprint-claims';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
 import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
@@ -13,10 +13,10 @@ import { TimelineReader } from './timeline-reader.service';
   providers: [
     TimelineAppendHandler,
     TimelineReader,
-    IncidentRouting,
+    FingerprintClaims,
     TimelineCursors,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
-  exports: [TimelineReader, IncidentRouting],
+  exports: [TimelineReader, FingerprintClaims],
 })
 export class TimelineModule {}

@@ -1,6 +1,5 @@
-import { isRaciRole, type RaciRole, ROLE_ASSIGNED_TYPE } from '@im/incidents';
+import { INCIDENT_STREAM_PREFIX, isRaciRole, type RaciRole, ROLE_ASSIGNED_TYPE } from '@im/incidents';
 import type { Projection } from '../projection';
-import { INCIDENT_STREAM_PREFIX } from '../incidents/incident.projection';
 
 /** One RACI role on one incident and who holds it: the index behind "my incidents". */
 export interface Assignment {

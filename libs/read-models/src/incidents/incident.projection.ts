@@ -1,11 +1,7 @@
-import { evolve, type Incident } from '@im/incidents';
+import { evolve, type Incident, INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { toLedgerEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import type { Projection } from '../projection';
-
-export const INCIDENT_STREAM_PREFIX = 'incident-';
-
-export const incidentStreamId = (incidentId: string) => `${INCIDENT_STREAM_PREFIX}${incidentId}`;
 
 /**
  * The incident read model: the same fold the write side decides on. An

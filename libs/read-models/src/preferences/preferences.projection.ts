@@ -1,10 +1,5 @@
-import type { Severity } from '@im/incidents';
+import { PREFERENCES_UPDATED_TYPE, type Severity, USER_STREAM_PREFIX } from '@im/incidents';
 import type { Projection } from '../projection';
-
-export const USER_STREAM_PREFIX = 'user-';
-export const PREFERENCES_UPDATED_TYPE = 'im.user.preferences_updated';
-
-export const userStreamId = (userId: string) => `${USER_STREAM_PREFIX}${userId}`;
 
 export interface QuietHours {
   /** HH:MM, local to timeZone. */

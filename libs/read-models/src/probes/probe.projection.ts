@@ -1,8 +1,5 @@
+import { DIAGNOSTICS_STREAM_PREFIX, PROBE_EVENT_TYPE } from '@im/incidents';
 import type { Projection } from '../projection';
-
-/** Streams the diagnostics self-test writes to; no user-facing read model reads them. */
-export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
-export const PROBE_EVENT_TYPE = 'im.diagnostics.probe';
 
 export interface Probe {
   id: string;

@@ -1,7 +1,7 @@
 import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
+import { INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import type { Projection } from '../projection';
-import { INCIDENT_STREAM_PREFIX } from '../incidents/incident.projection';
 
 /** What the timeline read model stores per event: the event itself and the keys it is sorted and found by. */
 export interface TimelineRecord {

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CloudEvent } from '@im/cloudevents';
+import { type EventStore, SqliteEventStore } from '@im/event-store';
+import { ConflictError } from '@im/incidents';
+import type { Clock } from './clock';
+import { CommandHandler, StreamTakenError, type StreamModel } from './command-handler';
+import { RetryPolicy } from './retry-policy';
+
+/** A stream whose state is the list of its events' ids. */
+const ids: StreamModel<string[]> = { subject: 'list', initialState: [], evolve: (state, { event }) => [...state, event.id] };
+
+let sequence = 0;
+const event = (id = `e${++sequence}`): CloudEvent => ({ specversion: '1.0', id, source: 'im://test', type: 'test.happened', time: '2026-11-22T00:00:00Z' });
+
+/** A clock that never waits: it records the pauses asked for. */
+const fakeClock = () => {
+  const pauses: number[] = [];
+  const clock: Clock = { now: () => new Date('2026-11-22T00:00:00Z'), sleep: async (ms) => void pauses.push(ms) };
+  return { clock, pauses };
+};
+
+let dir: string;
+let store: EventStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'im-handler-'));
+  store = new SqliteEventStore(join(dir, 'events.sqlite'));
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A handler whose jitter always draws the top of the range, so each pause is the backoff ceiling. */
+const handlerWith = (attempts = 20) => {
+  const { clock, pauses } = fakeClock();
+  const policy = new RetryPolicy(clock, { attempts, baseDelayMs: 10, maxDelayMs: 35 }, () => 1);
+  return { handler: new CommandHandler(store, clock, policy), pauses };
+};
+
+/** Another process appends to the stream right before each of our appends (the first `times`). */
+const racedBy = (streamId: string, times = Infinity) => {
+  const append = store.append.bind(store);
+  let raced = 0;
+  return jest.spyOn(store, 'append').mockImplementation(async (id, events, expected, options) => {
+    if (id === streamId && raced++ < times) {
+      const [last] = (await store.readStream(id)).slice(-1);
+      await append(id, [event(`foreign-${raced}`)], last ? last.revision : 'no_stream');
+    }
+    return append(id, events, expected, options);
+  });
+};
+
+describe('CommandHandler', () => {
+  it('decides again on fresh state after a conflict, pausing as the retry policy says', async () => {
+    const { handler, pauses } = handlerWith();
+    await store.append('list-1', [event('first')], 'no_stream');
+    racedBy('list-1', 1);
+    const seen: string[][] = [];
+    const handled = await handler.handle(ids, 'list-1', (state) => {
+      seen.push(state);
+      return [event('mine')];
+    });
+    expect(seen).toEqual([['first'], ['first', 'foreign-1']]);
+    expect(handled.state).toEqual(['first', 'foreign-1', 'mine']);
+    expect(handled.appended.map((e) => e.id)).toEqual(['mine']);
+    expect(pauses).toEqual([10]);
+  });
+
+  it('gives up after the policy’s attempts with a ConflictError, the pauses doubling up to the ceiling', async () => {
+    const { handler, pauses } = handlerWith(4);
+    racedBy('list-2');
+    const attempt = handler.handle(ids, 'list-2', () => [event()]);
+    await expect(attempt).rejects.toThrow(ConflictError);
+    await expect(attempt).rejects.toThrow('The list changed while the request was decided; retry it');
+    expect(pauses).toEqual([10, 20, 35]);
+  });
+
+  it('appends writes that arrive during an append together, each decided on the state the earlier ones leave', async () => {
+    const { handler } = handlerWith();
+    const append = jest.spyOn(store, 'append');
+    const written = await Promise.all(
+      ['a', 'b', 'c'].map((id) => handler.handle(ids, 'list-3', (state) => (state.includes(id) ? [] : [event(id)]))),
+    );
+    // The first write went alone; the two that queued behind it in one call, at the revision after it.
+    expect(append.mock.calls.map(([, events, expected]) => [events.map((e) => e.id), expected])).toEqual([
+      [['a'], 'no_stream'],
+      [['b', 'c'], 0n],
+    ]);
+    expect(written.map((w) => w.state)).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c']]);
+    expect(written[2].position).toBeGreaterThan(written[1].position);
+  });
+
+  it('answers "no change" with the current state and appends nothing', async () => {
+    const { handler } = handlerWith();
+    await store.append('list-4', [event('only')], 'no_stream');
+    const append = jest.spyOn(store, 'append');
+    const handled = await handler.handle(ids, 'list-4', () => []);
+    expect(handled).toMatchObject({ state: ['only'], appended: [] });
+    expect(append).not.toHaveBeenCalled();
+  });
+
+  it('passes a refusal of the decision to its caller, untried again', async () => {
+    const { handler, pauses } = handlerWith();
+    const refusal = new ConflictError('no');
+    await expect(handler.handle(ids, 'list-5', () => { throw refusal; })).rejects.toBe(refusal);
+    expect(pauses).toEqual([]);
+  });
+
+  it('draws another id when the drawn one names a stream that exists', async () => {
+    const { handler, pauses } = handlerWith();
+    await store.append('list-taken', [event()], 'no_stream');
+    const draws = ['taken', 'free'];
+    const decided: string[] = [];
+    const handled = await handler.handleNew(ids, () => draws.shift() as string, (id) => `list-${id}`, (id) => {
+      decided.push(id);
+      return [event(`opened-${id}`)];
+    });
+    expect(handled).toMatchObject({ id: 'free', state: ['opened-free'] });
+    expect(decided).toEqual(['free']);
+    expect(pauses).toEqual([10]);
+  });
+
+  it('stops drawing after the policy’s attempts', async () => {
+    const { handler } = handlerWith(2);
+    await store.append('list-taken', [event()], 'no_stream');
+    await expect(handler.handleNew(ids, () => 'taken', (id) => `list-${id}`, () => [event()])).rejects.toThrow(StreamTakenError);
+  });
+
+  it('reads only the events after the state it folded before', async () => {
+    const { handler } = handlerWith();
+    for (let i = 0; i < 50; i++) await handler.handle(ids, 'list-6', () => [event()]);
+    const readStream = jest.spyOn(store, 'readStream');
+    await handler.handle(ids, 'list-6', () => [event()]);
+    const read = await Promise.all(readStream.mock.results.map((r) => r.value as Promise<unknown[]>));
+    expect(read.reduce((sum, events) => sum + events.length, 0)).toBe(1);
+  });
+});

@@ -1,0 +1,16 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** Where fresh ids come from: injected, so tests can draw an id that is taken. */
+export interface IdGenerator {
+  /** INC- and 8 lowercase hex characters: drawn at random, so a draw may hit a taken id. */
+  incidentId(): string;
+  /** Id of an event the service itself writes. */
+  eventId(): string;
+}
+
+export const ID_GENERATOR = Symbol('ID_GENERATOR');
+
+export const randomIds: IdGenerator = {
+  incidentId: () => `INC-${randomBytes(4).toString('hex')}`,
+  eventId: () => randomUUID(),
+};

@@ -1,0 +1,48 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The streams the service writes, named here once: the write side appends to
+ * them, the read models tell them apart, the adapters follow them.
+ */
+
+/** One stream per incident: its timeline, in order. */
+export const INCIDENT_STREAM_PREFIX = 'incident-';
+/** One stream per responder: their notification preferences. */
+export const USER_STREAM_PREFIX = 'user-';
+/** One stream per alert fingerprint: which incident its alerts join (the last claim wins). */
+export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
+/** Scratch streams of the diagnostics self-test; no user-facing read model reads them. */
+export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
+
+/**
+ * Every stream the service appends to. A KurrentDB server holds other streams
+ * too (system streams, other applications): the ledger reads back only these.
+ * Fingerprint claims feed no read model, but they move the head the write path
+ * waits for, so the projections must see them pass.
+ */
+export const SERVICE_STREAM_PREFIXES: readonly string[] = [
+  INCIDENT_STREAM_PREFIX,
+  USER_STREAM_PREFIX,
+  FINGERPRINT_STREAM_PREFIX,
+  DIAGNOSTICS_STREAM_PREFIX,
+];
+
+/** Event of a user stream: carries the whole, merged preferences. */
+export const PREFERENCES_UPDATED_TYPE = 'im.user.preferences_updated';
+/** Event of a fingerprint stream: alerts with this fingerprint now join this incident. */
+export const FINGERPRINT_BIND_TYPE = 'im.fingerprint.bind';
+/** Event of a diagnostics stream: the self-test's probe. */
+export const PROBE_EVENT_TYPE = 'im.diagnostics.probe';
+
+export const incidentStreamId = (incidentId: string) => `${INCIDENT_STREAM_PREFIX}${incidentId}`;
+/** The incident a stream holds; undefined for any other stream. */
+export const incidentIdOfStream = (streamId: string) =>
+  streamId.startsWith(INCIDENT_STREAM_PREFIX) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined;
+
+export const userStreamId = (userId: string) => `${USER_STREAM_PREFIX}${userId}`;
+
+/** Hashed: a fingerprint is whatever text a sender chose, a stream name is not. */
+export const fingerprintStreamId = (fingerprint: string) =>
+  `${FINGERPRINT_STREAM_PREFIX}${createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)}`;
+
+export const diagnosticsStreamId = (probeId: string) => `${DIAGNOSTICS_STREAM_PREFIX}${probeId}`;
