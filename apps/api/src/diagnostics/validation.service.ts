@@ -12,9 +12,11 @@ import {
   PROBE_EVENT_TYPE,
   probeProjection,
   PROJECTION_PROGRESS,
+  PROJECTION_STORE,
+  PROJECTION_WORKER,
   type ProjectionProgress,
-  READ_STORE,
-  type ReadStore,
+  type ProjectionStore,
+  type ProjectionWorker,
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 
@@ -55,9 +57,11 @@ class Warning extends Error {}
 export class ValidationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(PROJECTION_STORE) private readonly readStore: ProjectionStore,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(PROJECTION_PROGRESS) private readonly projections: ProjectionProgress,
+    // Null where apps/projector runs the projections: the lag is measured there.
+    @Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly modules: ModuleRef,
   ) {}
@@ -119,7 +123,7 @@ export class ValidationService {
   private async projectionLag(): Promise<string> {
     const head = await this.eventStore.headPosition();
     const applied = await this.projections.appliedPosition();
-    const lag = this.projections.recentLag?.();
+    const lag = this.worker?.recentLag();
     const recent = lag ? `; lag from ledger to read models over the last ${lag.events} events: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms` : '';
     if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}${recent}`);
     return `caught up with the head of the log (position ${head})${recent}`;
