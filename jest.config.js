@@ -2,8 +2,10 @@
 // tsconfig's isolatedModules makes ts-jest transpile only: type errors are the build's job, and the suite stays fast.
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json' }];
 
+/** `@im/<lib>` is the library's index; `@im/<lib>/<adapter>` one of its adapters (tsconfig.json's paths say the same). */
 const moduleNameMapper = {
-  '^@im/(.*)$': '<rootDir>/libs/$1/src',
+  '^@im/([^/]+)$': '<rootDir>/libs/$1/src',
+  '^@im/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/adapters/$2',
 };
 
 const common = { rootDir: __dirname, testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleNameMapper };

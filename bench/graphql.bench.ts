@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { SqliteEventStore } from '@im/event-store';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { token } from '../test/support/tokens';
 import { formatRow, load, TABLE_HEAD, withBuiltServer } from './support/load';
 

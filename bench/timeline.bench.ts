@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
-import { SqliteEventStore } from '@im/event-store';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { PROJECTOR_MAIN, startServer } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { SqliteEventStore } from '@im/event-store';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { runProjector, type ServerProcess, startServer } from './support/server-process';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';

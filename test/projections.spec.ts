@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { toCloudEvent } from '@im/cloudevents';
-import { SqliteEventStore } from '@im/event-store';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { type IncidentEvent, incidentStreamId } from '@im/incidents';
 import {
   ALL_PROJECTIONS,
@@ -12,8 +12,8 @@ import {
   ProjectionRunner,
   ReadModelsAheadError,
   rebuildProjections,
-  SqliteReadStore,
 } from '@im/read-models';
+import { SqliteReadStore } from '@im/read-models/sqlite';
 import { tempDir } from './support/temp-dir';
 
 const dir = tempDir('projections');

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
+import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { CONTRACT_STREAM_PREFIX, describeEventStoreContract } from '../../libs/event-store/src/event-store.contract';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';

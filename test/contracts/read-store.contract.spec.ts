@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { MongoReadStore, SqliteReadStore } from '@im/read-models';
+import { MongoReadStore } from '@im/read-models/mongodb';
+import { SqliteReadStore } from '@im/read-models/sqlite';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';

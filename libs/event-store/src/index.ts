@@ -1,5 +1,6 @@
+// The event store port and helpers. The adapters are entry points of their own
+// (@im/event-store/sqlite, @im/event-store/kurrentdb), so that importing a helper
+// from here loads neither better-sqlite3 nor the KurrentDB client.
 export * from './event-store.port';
 export * from './follow-log';
-export * from './adapters/sqlite/sqlite-event-store';
-export * from './adapters/kurrentdb/kurrentdb-event-store';
 export * from './storage-fault';

@@ -2,9 +2,13 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown 
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
-import { EVENT_STORE, type EventStore, KurrentDbEventStore, SqliteEventStore } from '@im/event-store';
+import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
-import { MongoReadStore, READ_STORE, type ReadStore, SqliteReadStore } from '@im/read-models';
+import { INCIDENT_QUERIES, PREFERENCES_QUERIES, PROJECTION_STORE, type ReadStore, TIMELINE_QUERIES } from '@im/read-models';
+import { MongoReadStore } from '@im/read-models/mongodb';
+import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -135,14 +139,16 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
 }
 
 const DATA_DIR_LOCK = Symbol('DATA_DIR_LOCK');
+/** The opened read-store adapter as a whole: only this module holds it, to close it. */
+const READ_STORES = Symbol('READ_STORES');
 
-/** Binds the EventStore and ReadStore ports to the opened adapters. */
+/** Binds the EventStore port, the projections' storage and each read model's query port to the opened adapters. */
 @Global()
 @Module({})
 export class PersistenceModule implements OnApplicationShutdown {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(READ_STORES) private readonly readStore: ReadStore,
     @Inject(DATA_DIR_LOCK) private readonly lock: DataDirLock | null,
   ) {}
 
@@ -152,10 +158,14 @@ export class PersistenceModule implements OnApplicationShutdown {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: EVENT_STORE, useValue: stores.eventStore },
-        { provide: READ_STORE, useValue: stores.readStore },
+        { provide: READ_STORES, useValue: stores.readStore },
+        { provide: PROJECTION_STORE, useValue: stores.readStore },
+        { provide: INCIDENT_QUERIES, useValue: stores.readStore.incidents },
+        { provide: TIMELINE_QUERIES, useValue: stores.readStore.timeline },
+        { provide: PREFERENCES_QUERIES, useValue: stores.readStore.preferences },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, READ_STORE],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES],
     };
   }
 

@@ -6,28 +6,31 @@ import {
   CheckpointProgress,
   MAX_FOLD_ATTEMPTS,
   PROJECTION_PROGRESS,
+  PROJECTION_STORE,
+  PROJECTION_WORKER,
   type ProjectionProgress,
   ProjectionRunner,
-  READ_STORE,
-  type ReadStore,
+  type ProjectionStore,
+  type ProjectionWorker,
 } from '@im/read-models';
 
 /** How long a shutdown waits for the read models to reach the head of the log. */
 const SHUTDOWN_CATCH_UP_MS = 5000;
 
 /**
- * PROJECTOR=embedded: the projection workers run in this process.
- * PROJECTOR=external: apps/projector runs them, and this process only reads their checkpoints.
+ * PROJECTOR=embedded: the projection worker runs in this process, and is also its progress.
+ * PROJECTOR=external: apps/projector runs it; there is no worker here (null), and the
+ * progress is read from the checkpoints the projector commits.
  */
 @Module({
   providers: [
     {
-      provide: PROJECTION_PROGRESS,
-      inject: [EVENT_STORE, READ_STORE, APP_CONFIG],
-      useFactory: (eventStore: EventStore, readStore: ReadStore, config: AppConfig): ProjectionProgress => {
-        if (config.projector === 'external') return new CheckpointProgress(readStore, ALL_PROJECTIONS.map((p) => p.name));
+      provide: PROJECTION_WORKER,
+      inject: [EVENT_STORE, PROJECTION_STORE, APP_CONFIG],
+      useFactory: (eventStore: EventStore, store: ProjectionStore, config: AppConfig): ProjectionRunner | null => {
+        if (config.projector === 'external') return null;
         const logger = new Logger('Projections');
-        return new ProjectionRunner(eventStore, readStore, ALL_PROJECTIONS, {
+        return new ProjectionRunner(eventStore, store, ALL_PROJECTIONS, {
           onRetry: (projection, error) => logger.error(`Projection ${projection} failed and will retry: ${String(error)}`),
           onFault: (fault) =>
             logger.error(
@@ -37,20 +40,26 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
         });
       },
     },
+    {
+      provide: PROJECTION_PROGRESS,
+      inject: [PROJECTION_WORKER, PROJECTION_STORE],
+      useFactory: (runner: ProjectionRunner | null, store: ProjectionStore): ProjectionProgress =>
+        runner ?? new CheckpointProgress(store, ALL_PROJECTIONS.map((p) => p.name)),
+    },
   ],
-  exports: [PROJECTION_PROGRESS],
+  exports: [PROJECTION_PROGRESS, PROJECTION_WORKER],
 })
 export class ProjectionsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(@Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress) {}
+  constructor(@Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.progress instanceof ProjectionRunner) await this.progress.start();
+    await this.worker?.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (!(this.progress instanceof ProjectionRunner)) return;
+    if (!this.worker) return;
     // Fold everything the log holds before the stores close, so a restart begins caught up.
-    await this.progress.catchUp(SHUTDOWN_CATCH_UP_MS).catch((error: unknown) => new Logger('Projections').warn(String(error)));
-    await this.progress.stop();
+    await this.worker.catchUp(SHUTDOWN_CATCH_UP_MS).catch((error: unknown) => new Logger('Projections').warn(String(error)));
+    await this.worker.stop();
   }
 }

@@ -1,30 +1,19 @@
+// The read models and their ports. The adapters are entry points of their own
+// (@im/read-models/sqlite, @im/read-models/mongodb), so that importing a helper
+// from here loads neither better-sqlite3 nor mongoose.
 export * from './projection';
-export * from './read-store.port';
+export * from './projection-store.port';
+export * from './read-store';
 export * from './projection-runner';
+export * from './projection-worker';
 export * from './projection-fault';
 export * from './projection-progress';
+export * from './read-models';
 export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';
 export * from './timeline/timeline.projection';
 export * from './timeline/timeline-queries.port';
 export * from './assignments/assignment.projection';
 export * from './preferences/preferences.projection';
+export * from './preferences/preferences-queries.port';
 export * from './probes/probe.projection';
-export * from './adapters/sqlite/sqlite-read-store';
-
-import { incidentProjection } from './incidents/incident.projection';
-import { timelineProjection } from './timeline/timeline.projection';
-import { assignmentProjection } from './assignments/assignment.projection';
-import { preferencesProjection } from './preferences/preferences.projection';
-import { probeProjection } from './probes/probe.projection';
-import type { Projection } from './projection';
-
-/** Every read model the service keeps, in the order a rebuild replays them. */
-export const ALL_PROJECTIONS: Projection<unknown>[] = [
-  incidentProjection,
-  timelineProjection,
-  assignmentProjection,
-  preferencesProjection,
-  probeProjection,
-] as Projection<unknown>[];
-export * from './adapters/mongodb/mongodb-read-store';

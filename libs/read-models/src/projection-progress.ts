@@ -1,16 +1,20 @@
-import type { ReadStore } from './read-store.port';
-import { type LagSummary, ProjectionLagError } from './projection-runner';
+import type { ProjectionStore } from './projection-store.port';
 
-/** How far the read models have applied the log, and a way to wait for a position. */
+/** A write waited longer than it may for the read models to show it. */
+export class ProjectionLagError extends Error {}
+
+/**
+ * How far the read models have applied the log, and a way to wait for a
+ * position: what a write needs to answer with what it wrote (read-your-writes).
+ */
 export interface ProjectionProgress {
   /** Resolves once every projection has applied `position`; rejects with ProjectionLagError after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs: number): Promise<void>;
   /** The lowest position every projection has applied. */
   appliedPosition(): Promise<bigint>;
-  /** Store-to-read-model lag over recent events, where this process runs the projections. */
-  recentLag?(): LagSummary | undefined;
 }
 
+/** Nest injection token of the ProjectionProgress port. */
 export const PROJECTION_PROGRESS = Symbol('PROJECTION_PROGRESS');
 
 const POLL_MS = 20;
@@ -21,12 +25,12 @@ const POLL_MS = 20;
  */
 export class CheckpointProgress implements ProjectionProgress {
   constructor(
-    private readonly readStore: ReadStore,
+    private readonly store: ProjectionStore,
     private readonly projections: string[],
   ) {}
 
   async appliedPosition(): Promise<bigint> {
-    const checkpoints = await Promise.all(this.projections.map((name) => this.readStore.checkpoint(name)));
+    const checkpoints = await Promise.all(this.projections.map((name) => this.store.checkpoint(name)));
     return checkpoints.reduce((lowest, position) => (position < lowest ? position : lowest));
   }
 

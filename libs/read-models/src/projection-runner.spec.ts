@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toCloudEvent } from '@im/cloudevents';
-import { followLog, type LogHandler, type RecordedEvent, SqliteEventStore } from '@im/event-store';
+import { followLog, type LogHandler, type RecordedEvent } from '@im/event-store';
+import { SqliteEventStore } from '@im/event-store/sqlite';
 import { incidentStreamId } from '@im/incidents';
 import { ALL_PROJECTIONS } from './index';
 import { incidentProjection } from './incidents/incident.projection';
@@ -11,7 +12,7 @@ import type { Projection } from './projection';
 import type { ProjectionFault } from './projection-fault';
 import { MAX_FOLD_ATTEMPTS, ProjectionRunner, rebuildProjections } from './projection-runner';
 import { SqliteReadStore } from './adapters/sqlite/sqlite-read-store';
-import type { ReadStore } from './read-store.port';
+import type { ProjectionStore } from './projection-store.port';
 
 /** The SQLite log, retrying a failed batch after 10 ms instead of a second, so attempts are quick to count. */
 class QuickRetryEventStore extends SqliteEventStore {
@@ -121,9 +122,9 @@ describe('ProjectionRunner with a projection that throws on one event', () => {
 
   it('retries a failing commit (the store) without skipping anything or recording a fault', async () => {
     let failures = MAX_FOLD_ATTEMPTS + 2;
-    const flaky: ReadStore = Object.create(read, {
+    const flaky: ProjectionStore = Object.create(read, {
       commitBatch: {
-        value: async (...args: Parameters<ReadStore['commitBatch']>) => {
+        value: async (...args: Parameters<ProjectionStore['commitBatch']>) => {
           if (failures-- > 0) throw new Error('SQLITE_BUSY: database is locked');
           return read.commitBatch(...args);
         },

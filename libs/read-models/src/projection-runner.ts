@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
-import type { DocumentWrite, ProjectionCommit, ReadStore } from './read-store.port';
+import type { DocumentWrite, ProjectionCommit, ProjectionStore } from './projection-store.port';
 import type { Projection } from './projection';
-import type { ProjectionProgress } from './projection-progress';
+import { ProjectionLagError, type ProjectionProgress } from './projection-progress';
+import type { LagSummary, ProjectionWorker } from './projection-worker';
 import { FoldError, type ProjectionFault } from './projection-fault';
 
-export class ProjectionLagError extends Error {}
+/** The read models have applied positions the log does not hold. */
 export class ReadModelsAheadError extends Error {}
 
 const REBUILD_BATCH = 2000;
@@ -30,7 +31,7 @@ const SKIPPED = Symbol('skipped');
  * committed with the checkpoint) or throw FoldError. Errors of the store propagate as they are.
  */
 export async function foldBatch<Doc>(
-  readStore: ReadStore,
+  store: ProjectionStore,
   projection: Projection<Doc>,
   batch: RecordedEvent[],
   faultFor: FaultPolicy = failBatch,
@@ -49,7 +50,7 @@ export async function foldBatch<Doc>(
   };
   const keyed = batch.map((event) => ({ event, key: guarded(event, () => projection.keyOf(event)) }));
   const keys = keyed.flatMap(({ key }) => (typeof key === 'string' ? [key] : []));
-  const stored = projection.writeOnce || keys.length === 0 ? new Map() : await readStore.load<Doc>(projection.name, keys);
+  const stored = projection.writeOnce || keys.length === 0 ? new Map() : await store.load<Doc>(projection.name, keys);
   const changed = new Map<string, DocumentWrite<Doc>>();
   for (const { event, key } of keyed) {
     if (typeof key !== 'string') continue;
@@ -73,11 +74,11 @@ export async function foldBatch<Doc>(
  */
 export async function rebuildProjections(
   eventStore: EventStore,
-  readStore: ReadStore,
+  store: ProjectionStore,
   projections: Projection<unknown>[],
 ): Promise<number> {
-  for (const projection of projections) await readStore.reset(projection.name);
-  return readStore.bulkLoad(async () => {
+  for (const projection of projections) await store.reset(projection.name);
+  return store.bulkLoad(async () => {
     let after = 0n;
     let count = 0;
     for (;;) {
@@ -85,7 +86,7 @@ export async function rebuildProjections(
       if (batch.length === 0) return count;
       const seen = new Date().toISOString();
       const recordFault: FaultPolicy = (failure) => failure.toFault(seen, seen);
-      await readStore.commitBatch(await Promise.all(projections.map((projection) => foldBatch(readStore, projection, batch, recordFault))));
+      await store.commitBatch(await Promise.all(projections.map((projection) => foldBatch(store, projection, batch, recordFault))));
       after = batch[batch.length - 1].position;
       count += batch.length;
     }
@@ -94,14 +95,6 @@ export async function rebuildProjections(
 
 /** How many recent events the lag figures cover. */
 const LAG_WINDOW = 10_000;
-
-/** Time from the ledger storing an event to every read model showing it, over the recent events. */
-export interface LagSummary {
-  events: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
 
 interface Waiter {
   position: bigint;
@@ -124,10 +117,11 @@ interface FailingFold {
 }
 
 /**
- * Keeps every projection caught up with the log, each from its own checkpoint,
- * and lets a command wait until the read models show what it appended.
+ * Keeps every projection caught up with the log, each from its own checkpoint
+ * (the worker), and lets a command wait until the read models show what it
+ * appended (the progress, in this process).
  */
-export class ProjectionRunner implements ProjectionProgress {
+export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
   private readonly applied = new Map<string, bigint>();
   private readonly subscriptions: Subscription[] = [];
   private waiters: Waiter[] = [];
@@ -138,14 +132,14 @@ export class ProjectionRunner implements ProjectionProgress {
 
   constructor(
     private readonly eventStore: EventStore,
-    private readonly readStore: ReadStore,
+    private readonly store: ProjectionStore,
     private readonly projections: Projection<unknown>[],
     private readonly listener: RunnerListener = {},
   ) {}
 
   async start(): Promise<void> {
     for (const projection of this.projections) {
-      this.applied.set(projection.name, await this.readStore.checkpoint(projection.name));
+      this.applied.set(projection.name, await this.store.checkpoint(projection.name));
     }
     const head = await this.eventStore.headPosition();
     const ahead = [...this.applied].find(([, position]) => position > head);
@@ -162,7 +156,7 @@ export class ProjectionRunner implements ProjectionProgress {
         async (batch) => {
           const commits = await this.foldRetrying(batch);
           // A store error throws here and the batch is retried, faults included: none is lost or skipped unrecorded.
-          if (commits.length) await this.readStore.commitBatch(commits);
+          if (commits.length) await this.store.commitBatch(commits);
           commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
           this.forgetApplied();
           commits.forEach((commit) => commit.faults?.forEach((fault) => this.listener.onFault?.(fault)));
@@ -188,7 +182,7 @@ export class ProjectionRunner implements ProjectionProgress {
           this.projections.map((projection) => {
             const applied = this.applied.get(projection.name) ?? 0n;
             const pending = batch.filter((event) => event.position > applied);
-            return pending.length ? foldBatch(this.readStore, projection, pending, (failure) => this.faultAfterAttempts(failure)) : undefined;
+            return pending.length ? foldBatch(this.store, projection, pending, (failure) => this.faultAfterAttempts(failure)) : undefined;
           }),
         );
         return folded.filter((commit): commit is ProjectionCommit => commit !== undefined);

@@ -17,4 +17,56 @@ export interface Projection<Doc> {
   readonly writeOnce?: boolean;
   /** New document (undefined: none/delete). Must be deterministic so a rebuild gives the same bytes. */
   evolve(doc: Doc | undefined, event: RecordedEvent): Doc | undefined;
+  /** What the read model's queries filter and sort on; absent: documents are only found by key. */
+  readonly schema?: DocumentSchema;
 }
+
+/**
+ * A value a read model's queries filter or sort on, taken from its document.
+ * Every store derives its own form from it: a generated column (SQLite), a
+ * field beside the document (MongoDB). The fold stays the only code that
+ * shapes the document.
+ */
+export interface QueryField {
+  type: 'text' | 'integer';
+  /** Property names from the document's root to the value. */
+  path: readonly string[];
+  /** Where the value is read when `path` holds none. */
+  fallback?: readonly string[];
+}
+
+/** Columns an index or a sort may name besides the query fields: the document's key and the log position it was written at. */
+export type StoreColumn = 'key' | 'position';
+
+/** An index over query fields, in order; a leading `-` sorts that column descending. */
+export interface DocumentIndex<Field extends string = string> {
+  /** Unique within the read model; stores prefix it with the read model's name. */
+  name: string;
+  on: readonly (Field | StoreColumn | `-${Field | StoreColumn}`)[];
+  /** Only documents where the first column has a value; where a store's planner can use that (SQLite). */
+  sparse?: boolean;
+}
+
+export interface DocumentSchema<Field extends string = string> {
+  fields: Readonly<Record<Field, QueryField>>;
+  indexes: readonly DocumentIndex<Field>[];
+}
+
+/** Declares a read model's query fields and the indexes over them, checking that every index names a declared field. */
+export const documentSchema = <Field extends string>(schema: {
+  fields: Readonly<Record<Field, QueryField>>;
+  indexes: readonly DocumentIndex<NoInfer<Field>>[];
+}): DocumentSchema => schema;
+
+/** The column an index entry names, and whether it sorts descending. */
+export function indexColumn(entry: string): { column: string; descending: boolean } {
+  return entry.startsWith('-') ? { column: entry.slice(1), descending: true } : { column: entry, descending: false };
+}
+
+/** The value of a query field in a document (null when absent), as a store that keeps fields beside the document computes it. */
+export function queryFieldValue(doc: unknown, field: QueryField): unknown {
+  return at(doc, field.path) ?? (field.fallback ? at(doc, field.fallback) : undefined) ?? null;
+}
+
+const at = (doc: unknown, path: readonly string[]): unknown =>
+  path.reduce<unknown>((value, name) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined), doc);

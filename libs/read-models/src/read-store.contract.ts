@@ -1,5 +1,5 @@
 import type { Incident, Severity, Status } from '@im/incidents';
-import type { ReadStore } from './read-store.port';
+import type { ReadStore } from './read-store';
 import type { CloudEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentProjection } from './incidents/incident.projection';

@@ -8,7 +8,15 @@ import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { diagnosticsStreamId, PROBE_EVENT_TYPE } from '@im/incidents';
 import { checkIntegrity, embeddedStoreFiles, freeSpace } from '@im/persistence';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
-import { probeProjection, PROJECTION_PROGRESS, type ProjectionProgress, READ_STORE, type ReadStore } from '@im/read-models';
+import {
+  probeProjection,
+  PROJECTION_PROGRESS,
+  PROJECTION_STORE,
+  PROJECTION_WORKER,
+  type ProjectionProgress,
+  type ProjectionStore,
+  type ProjectionWorker,
+} from '@im/read-models';
 import { version } from '../../../../package.json';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn';
@@ -48,9 +56,11 @@ class Warning extends Error {}
 export class ValidationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(PROJECTION_STORE) private readonly readStore: ProjectionStore,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(PROJECTION_PROGRESS) private readonly projections: ProjectionProgress,
+    // Null where apps/projector runs the projections: the lag is measured there.
+    @Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly modules: ModuleRef,
   ) {}
@@ -112,7 +122,7 @@ export class ValidationService {
   private async projectionLag(): Promise<string> {
     const head = await this.eventStore.headPosition();
     const applied = await this.projections.appliedPosition();
-    const lag = this.projections.recentLag?.();
+    const lag = this.worker?.recentLag();
     const recent = lag ? `; lag from ledger to read models over the last ${lag.events} events: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms` : '';
     if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}${recent}`);
     return `caught up with the head of the log (position ${head})${recent}`;

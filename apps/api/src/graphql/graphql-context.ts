@@ -3,9 +3,9 @@ import { GqlExecutionContext } from '@nestjs/graphql';
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { Incident } from '@im/incidents';
-import type { ReadStore } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import type { RequestAuthenticator } from '../auth/request-authenticator';
+import type { IncidentQueryService } from '../incidents/incident-query.service';
 
 export interface GqlContext {
   principal: Principal;
@@ -17,7 +17,7 @@ export interface GqlContext {
  * Every GraphQL request needs a valid token in every mode: without one the
  * answer is HTTP 401 with an UNAUTHENTICATED error, before any resolver runs.
  */
-export function graphqlContextFactory(authenticator: RequestAuthenticator, readStore: ReadStore) {
+export function graphqlContextFactory(authenticator: RequestAuthenticator, incidents: IncidentQueryService) {
   return async (request: { headers: Record<string, unknown> }): Promise<GqlContext> => {
     let principal: Principal;
     try {
@@ -28,7 +28,7 @@ export function graphqlContextFactory(authenticator: RequestAuthenticator, readS
     return {
       principal,
       incidents: new DataLoader(async (ids) => {
-        const found = await readStore.incidents.findMany([...ids]);
+        const found = await incidents.findMany([...ids]);
         return ids.map((id) => found.get(id));
       }),
     };

@@ -3,12 +3,13 @@ import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import type { AppConfig } from '@im/config';
-import { READ_STORE, type ReadStore } from '@im/read-models';
 import { AuthModule } from '../auth/auth.module';
 import { RequestAuthenticator } from '../auth/request-authenticator';
+import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
+import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
 import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
@@ -29,9 +30,9 @@ export class GraphqlApiModule {
         LedgerModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
-          imports: [AuthModule],
-          inject: [RequestAuthenticator, READ_STORE],
-          useFactory: (authenticator: RequestAuthenticator, readStore: ReadStore) => ({
+          imports: [AuthModule, IncidentsModule],
+          inject: [RequestAuthenticator, IncidentQueryService],
+          useFactory: (authenticator: RequestAuthenticator, incidents: IncidentQueryService) => ({
             path: GRAPHQL_PATH,
             autoSchemaFile: true,
             sortSchema: false,
@@ -42,14 +43,14 @@ export class GraphqlApiModule {
             // Credentials are bearer tokens, never cookies, so a cross-site request cannot carry them:
             // GET ?query= works for any client without Apollo's preflight header.
             csrfPrevention: false,
-            context: graphqlContextFactory(authenticator, readStore),
+            context: graphqlContextFactory(authenticator, incidents),
             // No cache hints are used, and the cache-control plugin would wrap every field resolver.
             plugins: [queryLimitsPlugin(), ApolloServerPluginCacheControlDisabled()],
           }),
         }),
       ],
       controllers: config.env === 'development' ? [PlaygroundController] : [],
-      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler],
+      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService],
     };
   }
 }

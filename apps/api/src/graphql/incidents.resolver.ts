@@ -2,10 +2,10 @@ import { Inject } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident as DomainIncident } from '@im/incidents';
-import { READ_STORE, type ReadStore } from '@im/read-models';
 import { RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
+import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { parseDeclareIncidentInput } from './declare-incident.input';
@@ -36,7 +36,7 @@ export class IncidentsResolver {
   constructor(
     private readonly commands: IncidentCommandHandler,
     private readonly timeline: TimelineReader,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    private readonly incidents: IncidentQueryService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly visibility: IncidentVisibility,
   ) {}
@@ -53,13 +53,8 @@ export class IncidentsResolver {
     @Args('severity', { type: () => [Severity], nullable: true }) severity?: Severity[],
   ): Promise<IncidentSummary[]> {
     const limit = parseMyIncidentsLimit(requested);
-    const incidents = await this.readStore.incidents.listForUser(caller.sub, {
-      limit,
-      statuses: status?.map(fromGqlStatus),
-      severities: severity?.map(fromGqlSeverity),
-      visibleLevels: this.visibility.levelsFor(caller),
-    });
-    return incidents.map(toGqlSummary);
+    const mine = await this.incidents.listMine(caller, { limit, statuses: status?.map(fromGqlStatus), severities: severity?.map(fromGqlSeverity) });
+    return mine.map(toGqlSummary);
   }
 
   @Query(() => IncidentMobileView, { nullable: true, description: 'A compact view for a phone, with the newest events' })
@@ -147,6 +142,6 @@ export class IncidentsResolver {
 
   /** After a command: the read model, which the command waited for. */
   private async read(id: string, caller: Principal): Promise<Incident> {
-    return toGqlIncident(this.visibility.reveal(caller, id, await this.readStore.incidents.findById(id)));
+    return toGqlIncident(await this.incidents.get(caller, id));
   }
 }

@@ -1,9 +1,7 @@
-import { Inject } from '@nestjs/common';
 import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { DEFAULT_NOTIFICATION_SETTINGS } from '@im/incidents';
-import { READ_STORE, type ReadStore } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
+import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { GqlPrincipal } from './graphql-context';
 import { fromGqlSeverity, toGqlPreferences } from './schema.mapping';
 import { NotificationPreferences, NotificationPreferencesInput } from './schema.types';
@@ -12,14 +10,13 @@ import { NotificationPreferences, NotificationPreferencesInput } from './schema.
 export class PreferencesResolver {
   constructor(
     private readonly commands: PreferencesCommandHandler,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    private readonly preferences: PreferencesQueryService,
   ) {}
 
   // Nullable by contract, but never null: a client caches this object and updates it by id, which a null cannot be.
   @Query(() => NotificationPreferences, { nullable: true, description: "The caller's settings; the defaults until first saved" })
   async notificationSettings(@GqlPrincipal() caller: Principal): Promise<NotificationPreferences> {
-    const stored = await this.readStore.preferences.findByUser(caller.sub);
-    return toGqlPreferences(caller.sub, stored ?? DEFAULT_NOTIFICATION_SETTINGS);
+    return toGqlPreferences(caller.sub, await this.preferences.settings(caller.sub));
   }
 
   @Mutation(() => NotificationPreferences, { description: 'Changes the fields given; quietHours: null turns quiet hours off' })

@@ -3,7 +3,6 @@ import {
   Controller,
   Get,
   HttpCode,
-  Inject,
   Param,
   Post,
   Query,
@@ -11,12 +10,11 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { Transition } from '@im/incidents';
-import { READ_STORE, type ReadStore } from '@im/read-models';
 import { CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { parseCreateIncidentBody } from './create-incident.body';
+import { IncidentQueryService } from './incident-query.service';
 import { type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { IncidentsApiDocs } from './incidents.api-docs';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
@@ -28,8 +26,7 @@ const BASE_PATH = '/api/v1/incidents';
 export class IncidentsController {
   constructor(
     private readonly commands: IncidentCommandHandler,
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
-    private readonly visibility: IncidentVisibility,
+    private readonly incidents: IncidentQueryService,
   ) {}
 
   @Post()
@@ -52,12 +49,10 @@ export class IncidentsController {
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse[]> {
-    const query = { ...parseIncidentListQuery(rawQuery), visibleLevels: this.visibility.levelsFor(caller) };
-    // One extra row tells whether a next page exists.
-    const rows = await this.readStore.incidents.list({ ...query, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    if (rows.length > query.limit) void reply.header('link', nextPageLink(BASE_PATH, query, page[page.length - 1]));
-    return page.map(toIncidentResponse);
+    const query = parseIncidentListQuery(rawQuery);
+    const { incidents, more } = await this.incidents.list(caller, query);
+    if (more) void reply.header('link', nextPageLink(BASE_PATH, query, incidents[incidents.length - 1]));
+    return incidents.map(toIncidentResponse);
   }
 
   @Get(':id')
@@ -100,6 +95,6 @@ export class IncidentsController {
   }
 
   private async read(id: string, caller: Principal): Promise<IncidentResponse> {
-    return toIncidentResponse(this.visibility.reveal(caller, id, await this.readStore.incidents.findById(id)));
+    return toIncidentResponse(await this.incidents.get(caller, id));
   }
 }

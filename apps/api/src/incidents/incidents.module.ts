@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '../ledger/ledger.module';
 import { IncidentCommandHandler } from './incident-command.handler';
+import { IncidentQueryService } from './incident-query.service';
 import { IncidentsController } from './incidents.controller';
 
 @Module({
   imports: [LedgerModule],
   controllers: [IncidentsController],
-  providers: [IncidentCommandHandler],
-  exports: [IncidentCommandHandler],
+  providers: [IncidentCommandHandler, IncidentQueryService],
+  exports: [IncidentCommandHandler, IncidentQueryService],
 })
 export class IncidentsModule {}

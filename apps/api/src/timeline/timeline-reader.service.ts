@@ -8,9 +8,9 @@ import {
   redactEntry,
   type TimelinePolicy,
 } from '@im/policy';
-import { READ_STORE, type ReadStore, type TimelineQuery, type TimelineRow } from '@im/read-models';
+import { TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
+import { IncidentQueryService } from '../incidents/incident-query.service';
 import { TIMELINE_POLICY } from '../policy/policy.module';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
@@ -34,15 +34,15 @@ const BATCH = 1000;
 @Injectable()
 export class TimelineReader {
   constructor(
-    @Inject(READ_STORE) private readonly readStore: ReadStore,
+    @Inject(TIMELINE_QUERIES) private readonly timeline: TimelineQueries,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(TIMELINE_POLICY) private readonly policy: TimelinePolicy,
     private readonly cursors: TimelineCursors,
-    private readonly incidents: IncidentVisibility,
+    private readonly incidents: IncidentQueryService,
   ) {}
 
   async event(caller: Principal, eventId: string): Promise<RedactedEntry> {
-    const row = await this.readStore.timeline.findByEventId(eventId);
+    const row = await this.timeline.findByEventId(eventId);
     // A withheld event answers exactly like one that does not exist.
     const [shown] = await this.authorize(caller, 'timeline.read', row ? [row] : []);
     if (!shown) throw new NotFoundError(`Timeline event ${eventId} not found`);
@@ -64,7 +64,7 @@ export class TimelineReader {
     const shown: RedactedEntry[] = [];
     let after: TimelineQuery['after'];
     for (;;) {
-      const rows = await this.readStore.timeline.list({ incidentId, order: 'asc', limit: BATCH, after });
+      const rows = await this.timeline.list({ incidentId, order: 'asc', limit: BATCH, after });
       shown.push(...(await this.authorize(caller, 'timeline.export', rows)).map((s) => s.entry));
       if (rows.length < BATCH) break;
       after = positionOf(rows[rows.length - 1]);
@@ -86,7 +86,7 @@ export class TimelineReader {
     let after = cursor === undefined ? undefined : this.cursors.open(caller, query, cursor);
     let batch = query.limit + 1;
     for (;;) {
-      const rows = await this.readStore.timeline.list({ ...query, after, limit: batch });
+      const rows = await this.timeline.list({ ...query, after, limit: batch });
       shown.push(...(await this.authorize(caller, action, rows)).filter((s) => matchesAsShown(query, s.entry)));
       if (rows.length < batch || shown.length > query.limit) break;
       after = positionOf(rows[rows.length - 1]);
@@ -106,7 +106,7 @@ export class TimelineReader {
       action,
       resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
     });
-    const withheld = await this.withheldIncidents(caller, rows);
+    const withheld = await this.incidents.withheld(caller, rows.map((row) => row.entry.incidentId));
     return rows.flatMap((row, i) =>
       decisions[i].visible && !withheld.has(row.entry.incidentId)
         ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }]
@@ -114,15 +114,9 @@ export class TimelineReader {
     );
   }
 
-  /** Incidents of these rows that are withheld from the caller: their events are withheld with them. */
-  private async withheldIncidents(caller: Principal, rows: TimelineRow[]): Promise<Set<string>> {
-    const found = await this.readStore.incidents.findMany(rows.map((row) => row.entry.incidentId));
-    return new Set([...found.values()].filter((incident) => !this.incidents.shows(caller, incident)).map((incident) => incident.id));
-  }
-
   /** A missing incident and one withheld from the caller answer alike: 404. */
   private async requireIncident(caller: Principal, incidentId: string): Promise<void> {
-    this.incidents.reveal(caller, incidentId, await this.readStore.incidents.findById(incidentId));
+    await this.incidents.get(caller, incidentId);
   }
 }
 

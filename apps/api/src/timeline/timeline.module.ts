@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
+import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerModule } from '../ledger/ledger.module';
 import { FingerprintClaims } from './fingerprint-claims';
 import { TimelineAppendHandler } from './timeline-append.handler';
@@ -8,7 +9,7 @@ import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
 
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, IncidentsModule],
   controllers: [TimelineController],
   providers: [
     TimelineAppendHandler,

@@ -1,5 +1,5 @@
 import { INCIDENT_STREAM_PREFIX, isRaciRole, type RaciRole, ROLE_ASSIGNED_TYPE } from '@im/incidents';
-import type { Projection } from '../projection';
+import { documentSchema, type Projection } from '../projection';
 
 /** One RACI role on one incident and who holds it: the index behind "my incidents". */
 export interface Assignment {
@@ -18,5 +18,12 @@ export const assignmentProjection: Projection<Assignment> = {
     incidentId: streamId.slice(INCIDENT_STREAM_PREFIX.length),
     role: event.data!.role as RaciRole,
     userId: String(event.data!.user_id),
+  }),
+  schema: documentSchema({
+    fields: {
+      incidentId: { type: 'text', path: ['incidentId'] },
+      userId: { type: 'text', path: ['userId'] },
+    },
+    indexes: [{ name: 'by_user', on: ['userId', 'incidentId'] }],
   }),
 };

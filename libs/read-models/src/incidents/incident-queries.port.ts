@@ -15,7 +15,10 @@ export interface IncidentListQuery {
   visibleLevels?: string[];
 }
 
-/** Query side of the incident read model. */
+/** Nest injection token of the IncidentQueries port. */
+export const INCIDENT_QUERIES = Symbol('INCIDENT_QUERIES');
+
+/** Query side of the incident read model (with the assignments behind listForUser). */
 export interface IncidentQueries {
   findById(id: string): Promise<Incident | undefined>;
   /** Several at once (for DataLoader); missing ids are absent from the map. */

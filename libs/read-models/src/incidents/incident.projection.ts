@@ -1,7 +1,7 @@
 import { evolve, type Incident, INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { toLedgerEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
-import type { Projection } from '../projection';
+import { documentSchema, type Projection } from '../projection';
 
 /**
  * The incident read model: the same fold the write side decides on. An
@@ -17,4 +17,19 @@ export const incidentProjection: Projection<Incident> = {
       ...toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length)),
       time: recorded.recordedAt,
     }),
+  schema: documentSchema({
+    fields: {
+      status: { type: 'text', path: ['status'] },
+      severity: { type: 'text', path: ['severity'] },
+      createdAt: { type: 'text', path: ['createdAt'] },
+      // Absent (null) for an incident declared without a visibility: every caller sees it.
+      visibility: { type: 'text', path: ['visibility'] },
+    },
+    // Lists are newest first, ties broken by id (the key): every index ends in that order.
+    indexes: [
+      { name: 'by_created', on: ['-createdAt', '-key'] },
+      { name: 'by_status', on: ['status', '-createdAt', '-key'] },
+      { name: 'by_severity', on: ['severity', '-createdAt', '-key'] },
+    ],
+  }),
 };

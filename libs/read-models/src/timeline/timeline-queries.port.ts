@@ -26,6 +26,9 @@ export interface TimelineRow {
   position: bigint;
 }
 
+/** Nest injection token of the TimelineQueries port. */
+export const TIMELINE_QUERIES = Symbol('TIMELINE_QUERIES');
+
 /** Query side of the timeline read model. */
 export interface TimelineQueries {
   /** The first stored event with this CloudEvent id. */

@@ -1,7 +1,7 @@
 import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { INCIDENT_STREAM_PREFIX } from '@im/incidents';
-import type { Projection } from '../projection';
+import { documentSchema, type Projection } from '../projection';
 
 /** What the timeline read model stores per event: the event itself and the keys it is sorted and found by. */
 export interface TimelineRecord {
@@ -102,6 +102,27 @@ export const timelineProjection: Projection<TimelineRecord> = {
   writeOnce: true,
   keyOf: ({ streamId, position }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) ? String(position) : undefined),
   evolve: (doc, recorded) => doc ?? toTimelineRecord(recorded),
+  schema: documentSchema({
+    fields: {
+      incidentId: { type: 'text', path: ['incidentId'] },
+      eventTime: { type: 'text', path: ['eventTime'] },
+      eventId: { type: 'text', path: ['event', 'id'] },
+      type: { type: 'text', path: ['event', 'type'] },
+      actor: { type: 'text', path: ['event', 'im.actor'], fallback: ['event', 'source'] },
+      correlationKey: { type: 'text', path: ['event', 'im.correlation_key'] },
+      fingerprint: { type: 'text', path: ['event', 'im.fingerprint'] },
+    },
+    // Timelines are ordered by (eventTime, position): every filter has an index that ends in that order.
+    indexes: [
+      { name: 'by_incident', on: ['incidentId', 'eventTime', 'position'] },
+      { name: 'by_correlation', on: ['correlationKey', 'eventTime', 'position'], sparse: true },
+      { name: 'by_fingerprint', on: ['fingerprint', 'eventTime', 'position'], sparse: true },
+      { name: 'by_type', on: ['type', 'eventTime', 'position'] },
+      { name: 'by_actor', on: ['actor', 'eventTime', 'position'] },
+      { name: 'by_time', on: ['eventTime', 'position'] },
+      { name: 'by_event_id', on: ['eventId', 'position'] },
+    ],
+  }),
 };
 
 /** A stored timeline document (JSON text) as the row queries return. */

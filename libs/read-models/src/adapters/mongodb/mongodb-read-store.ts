@@ -1,12 +1,15 @@
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ProjectionCommit, ReadStore, StoredDocument } from '../../read-store.port';
+import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
+import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type TimelineRecord, timelineRowOf } from '../../timeline/timeline.projection';
+import { timelineRowOf } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
-import type { Assignment } from '../../assignments/assignment.projection';
+import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
+import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
+import { ALL_PROJECTIONS } from '../../read-models';
 
 /** Positions as fixed-width hex: string order is numeric order, and 128-bit KurrentDB positions fit. */
 export const hex = (position: bigint) => position.toString(16).padStart(32, '0');
@@ -19,38 +22,29 @@ interface StoredRow {
   q: Record<string, unknown>;
 }
 
-/** The fields each collection is queried by, taken from its document (SQLite's generated columns). */
-const QUERY_FIELDS: Record<string, (doc: never) => Record<string, unknown>> = {
-  incidents: (d: Incident) => ({ status: d.status, severity: d.severity, createdAt: d.createdAt, visibility: d.visibility ?? null }),
-  timeline: (r: TimelineRecord) => ({
-    incidentId: r.incidentId,
-    eventTime: r.eventTime,
-    eventId: r.event.id,
-    type: r.event.type,
-    actor: r.event['im.actor'] ?? r.event.source,
-    correlationKey: r.event['im.correlation_key'],
-    fingerprint: r.event['im.fingerprint'],
-  }),
-  assignments: (a: Assignment) => ({ incidentId: a.incidentId, userId: a.userId }),
-  preferences: () => ({}),
-  probes: () => ({}),
-};
+/** Where a column an index names is kept: the key is `_id`, query fields sit under `q` beside the document. */
+const pathOf = (column: string) => (column === 'key' ? '_id' : column === 'position' ? 'position' : `q.${column}`);
 
-const INDEXES: Record<string, Record<string, 1 | -1>[]> = {
-  incidents: [{ 'q.createdAt': -1, _id: -1 }, { 'q.status': 1, 'q.createdAt': -1, _id: -1 }, { 'q.severity': 1, 'q.createdAt': -1, _id: -1 }],
-  timeline: [
-    { 'q.incidentId': 1, 'q.eventTime': 1, position: 1 },
-    { 'q.correlationKey': 1, 'q.eventTime': 1, position: 1 },
-    { 'q.fingerprint': 1, 'q.eventTime': 1, position: 1 },
-    { 'q.type': 1, 'q.eventTime': 1, position: 1 },
-    { 'q.actor': 1, 'q.eventTime': 1, position: 1 },
-    { 'q.eventTime': 1, position: 1 },
-    { 'q.eventId': 1, position: 1 },
-  ],
-  assignments: [{ 'q.userId': 1, 'q.incidentId': 1 }],
-  preferences: [],
-  probes: [],
-};
+/** The indexes a projection declares, as MongoDB index specs. Sparse is SQLite's: MongoDB uses a partial index only for queries that imply its filter. */
+export const indexSpecs = (schema: DocumentSchema | undefined): Record<string, 1 | -1>[] =>
+  (schema?.indexes ?? []).map(({ on }) => Object.fromEntries(on.map(indexColumn).map(({ column, descending }) => [pathOf(column), descending ? -1 : 1])));
+
+/** The query fields of a document, stored beside it as `q` (SQLite's generated columns). */
+export const queryFields = (schema: DocumentSchema | undefined, doc: unknown): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(schema?.fields ?? {}).map(([name, field]) => [name, queryFieldValue(doc, field)]));
+
+/**
+ * The one keyset page of this store: documents strictly after `after` in the
+ * order of the two fields (the second breaks ties), both in one direction.
+ */
+function keysetPage(filter: Record<string, unknown>, fields: [string, string], direction: 1 | -1, after?: [unknown, unknown]) {
+  if (after) {
+    const beyond = direction === 1 ? '$gt' : '$lt';
+    const [first, second] = fields;
+    filter.$and = [{ $or: [{ [first]: { [beyond]: after[0] } }, { [first]: after[0], [second]: { [beyond]: after[1] } }] }];
+  }
+  return { filter, sort: { [fields[0]]: direction, [fields[1]]: direction } };
+}
 
 const DUPLICATE_KEY = 11000;
 
@@ -84,23 +78,25 @@ function onlyStaleUpserts(error: unknown): boolean {
 export class MongoReadStore implements ReadStore {
   private readonly connection: Connection;
   private readonly models: Record<string, Model<StoredRow>>;
+  private readonly schemas: Map<string, DocumentSchema | undefined>;
   private readonly checkpoints: Model<{ _id: string; position: string }>;
   private readonly faults: Model<StoredFault>;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
-  readonly preferences: ReadStore['preferences'];
+  readonly preferences: PreferencesQueries;
 
-  private constructor(connection: Connection) {
+  private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
-    const rowSchema = (name: string) => {
+    this.schemas = new Map(projections.map(({ name, schema }) => [name, schema]));
+    const rowSchema = ({ name, schema: declared }: Projection<unknown>) => {
       const schema = new Schema<StoredRow>(
         { _id: String, position: String, doc: String, q: Schema.Types.Mixed },
         { collection: `rm_${name}`, versionKey: false },
       );
-      INDEXES[name].forEach((index) => schema.index(index));
+      indexSpecs(declared).forEach((index) => schema.index(index));
       return schema;
     };
-    this.models = Object.fromEntries(Object.keys(QUERY_FIELDS).map((name) => [name, connection.model<StoredRow>(name, rowSchema(name))]));
+    this.models = Object.fromEntries(projections.map((projection) => [projection.name, connection.model<StoredRow>(projection.name, rowSchema(projection))]));
     this.checkpoints = connection.model<{ _id: string; position: string }>(
       'checkpoints',
       new Schema<{ _id: string; position: string }>({ _id: String, position: String }, { collection: 'rm_checkpoints', versionKey: false }),
@@ -147,7 +143,8 @@ export class MongoReadStore implements ReadStore {
   }
 
   async commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void> {
-    const fields = QUERY_FIELDS[projection] as (doc: Doc) => Record<string, unknown>;
+    const model = this.model(projection);
+    const schema = this.schemas.get(projection);
     const operations = writes.map((write) => {
       const older = { _id: write.key, position: { $lt: hex(write.position) } };
       return write.doc === undefined
@@ -155,14 +152,14 @@ export class MongoReadStore implements ReadStore {
         : {
             updateOne: {
               filter: older,
-              update: { $set: { position: hex(write.position), doc: JSON.stringify(write.doc), q: fields(write.doc) } },
+              update: { $set: { position: hex(write.position), doc: JSON.stringify(write.doc), q: queryFields(schema, write.doc) } },
               upsert: true,
             },
           };
     });
     if (operations.length) {
       try {
-        await this.model(projection).bulkWrite(operations as never, { ordered: false });
+        await model.bulkWrite(operations as never, { ordered: false });
       } catch (error) {
         if (!onlyStaleUpserts(error)) throw error;
       }
@@ -254,13 +251,8 @@ class MongoIncidentQueries implements IncidentQueries {
     if (query.severities?.length) filter['q.severity'] = { $in: query.severities };
     // null: declared without a visibility (it also matches documents stored before q.visibility existed).
     if (query.visibleLevels) filter['q.visibility'] = { $in: [null, ...query.visibleLevels] };
-    if (query.after) {
-      filter.$or = [
-        { 'q.createdAt': { $lt: query.after.createdAt } },
-        { 'q.createdAt': query.after.createdAt, _id: { $lt: query.after.id } },
-      ];
-    }
-    return parseIncidents(await this.incidents.find(filter).sort({ 'q.createdAt': -1, _id: -1 }).limit(query.limit).lean());
+    const page = keysetPage(filter, ['q.createdAt', '_id'], -1, query.after && [query.after.createdAt, query.after.id]);
+    return parseIncidents(await this.incidents.find(page.filter).sort(page.sort).limit(query.limit).lean());
   }
 }
 
@@ -287,15 +279,9 @@ class MongoTimelineQueries implements TimelineQueries {
     if (query.from !== undefined) time.$gte = query.from;
     if (query.to !== undefined) time.$lte = query.to;
     if (Object.keys(time).length) filter['q.eventTime'] = time;
-    const direction = query.order === 'asc' ? 1 : -1;
-    if (query.after) {
-      const beyond = query.order === 'asc' ? '$gt' : '$lt';
-      const at = { eventTime: query.after.eventTime, position: hex(query.after.position) };
-      filter.$and = [
-        { $or: [{ 'q.eventTime': { [beyond]: at.eventTime } }, { 'q.eventTime': at.eventTime, position: { [beyond]: at.position } }] },
-      ];
-    }
-    const rows = await this.timeline.find(filter).sort({ 'q.eventTime': direction, position: direction }).limit(query.limit).lean();
+    const after = query.after && [query.after.eventTime, hex(query.after.position)] as [string, string];
+    const page = keysetPage(filter, ['q.eventTime', 'position'], query.order === 'asc' ? 1 : -1, after);
+    const rows = await this.timeline.find(page.filter).sort(page.sort).limit(query.limit).lean();
     return rows.map(toRow);
   }
 }

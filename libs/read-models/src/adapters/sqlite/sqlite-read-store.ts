@@ -1,73 +1,16 @@
 import Database from 'better-sqlite3';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ProjectionCommit, ReadStore, StoredDocument } from '../../read-store.port';
+import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
+import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
-import { incidentProjection } from '../../incidents/incident.projection';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { timelineProjection, timelineRowOf } from '../../timeline/timeline.projection';
-import { assignmentProjection } from '../../assignments/assignment.projection';
-import { type NotificationPreferences, preferencesProjection } from '../../preferences/preferences.projection';
-import { probeProjection } from '../../probes/probe.projection';
+import { timelineRowOf } from '../../timeline/timeline.projection';
+import type { NotificationPreferences } from '../../preferences/preferences.projection';
+import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
+import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
-
-/**
- * Each projection's collection is a table of JSON documents. Columns the
- * queries filter or sort on are generated from the document, so a
- * projection's fold stays the only code that shapes the data. Timeline
- * and incident columns are STORED: a filter or sort that touches many rows then reads no JSON.
- */
-const COLLECTIONS: Record<string, string> = {
-  [incidentProjection.name]: `
-    CREATE TABLE IF NOT EXISTS incidents (
-      key        TEXT PRIMARY KEY,
-      position   INTEGER NOT NULL,
-      doc        TEXT NOT NULL,
-      status     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.status')) STORED,
-      severity   TEXT GENERATED ALWAYS AS (json_extract(doc, '$.severity')) STORED,
-      created_at TEXT GENERATED ALWAYS AS (json_extract(doc, '$.createdAt')) STORED
-    );
-    CREATE INDEX IF NOT EXISTS incidents_by_created ON incidents (created_at DESC, key DESC);
-    CREATE INDEX IF NOT EXISTS incidents_by_status ON incidents (status, created_at DESC, key DESC);
-    CREATE INDEX IF NOT EXISTS incidents_by_severity ON incidents (severity, created_at DESC, key DESC);
-  `,
-  [timelineProjection.name]: `
-    CREATE TABLE IF NOT EXISTS timeline (
-      key             TEXT PRIMARY KEY,
-      position        INTEGER NOT NULL,
-      doc             TEXT NOT NULL,
-      incident_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) STORED,
-      event_time      TEXT GENERATED ALWAYS AS (json_extract(doc, '$.eventTime')) STORED,
-      event_id        TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.id')) STORED,
-      type            TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event.type')) STORED,
-      actor           TEXT GENERATED ALWAYS AS (coalesce(json_extract(doc, '$.event."im.actor"'), json_extract(doc, '$.event.source'))) STORED,
-      correlation_key TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.correlation_key"')) STORED,
-      fingerprint     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.event."im.fingerprint"')) STORED
-    );
-    CREATE INDEX IF NOT EXISTS timeline_by_incident ON timeline (incident_id, event_time, position);
-    CREATE INDEX IF NOT EXISTS timeline_by_correlation ON timeline (correlation_key, event_time, position) WHERE correlation_key IS NOT NULL;
-    CREATE INDEX IF NOT EXISTS timeline_by_fingerprint ON timeline (fingerprint, event_time, position) WHERE fingerprint IS NOT NULL;
-    CREATE INDEX IF NOT EXISTS timeline_by_type ON timeline (type, event_time, position);
-    CREATE INDEX IF NOT EXISTS timeline_by_actor ON timeline (actor, event_time, position);
-    CREATE INDEX IF NOT EXISTS timeline_by_time ON timeline (event_time, position);
-    CREATE INDEX IF NOT EXISTS timeline_by_event_id ON timeline (event_id, position);
-  `,
-  [assignmentProjection.name]: `
-    CREATE TABLE IF NOT EXISTS assignments (
-      key         TEXT PRIMARY KEY,
-      position    INTEGER NOT NULL,
-      doc         TEXT NOT NULL,
-      incident_id TEXT GENERATED ALWAYS AS (json_extract(doc, '$.incidentId')) STORED,
-      user_id     TEXT GENERATED ALWAYS AS (json_extract(doc, '$.userId')) STORED
-    );
-    CREATE INDEX IF NOT EXISTS assignments_by_user ON assignments (user_id, incident_id);
-  `,
-  [preferencesProjection.name]: `
-    CREATE TABLE IF NOT EXISTS preferences (key TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL);
-  `,
-  [probeProjection.name]: `
-    CREATE TABLE IF NOT EXISTS probes (key TEXT PRIMARY KEY, position INTEGER NOT NULL, doc TEXT NOT NULL);
-  `,
-};
+import { ALL_PROJECTIONS } from '../../read-models';
+import { SqliteCollection } from './sqlite-schema';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -93,11 +36,13 @@ export class SqliteReadStore implements ReadStore {
   private readonly selectCheckpoint;
   private readonly upsertCheckpoint;
   private readonly upsertFault;
+  private readonly collections: Map<string, SqliteCollection>;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
-  readonly preferences: ReadStore['preferences'];
+  readonly preferences: PreferencesQueries;
 
-  constructor(file: string) {
+  /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
+  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
@@ -109,7 +54,8 @@ export class SqliteReadStore implements ReadStore {
       error TEXT NOT NULL, first_seen TEXT NOT NULL, last_seen TEXT NOT NULL,
       PRIMARY KEY (projection, position)
     );`);
-    Object.values(COLLECTIONS).forEach((ddl) => this.db.exec(ddl));
+    this.collections = new Map(projections.map((projection) => [projection.name, new SqliteCollection(this.db, projection)]));
+    this.collections.forEach((collection) => collection.sync());
     this.selectCheckpoint = this.db
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
@@ -124,8 +70,8 @@ export class SqliteReadStore implements ReadStore {
          first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.sql = new StatementCache(this.db);
-    this.incidents = new SqliteIncidentQueries(this.db, this.sql);
-    this.timeline = new SqliteTimelineQueries(this.db, this.sql);
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql, this.collection('incidents'));
+    this.timeline = new SqliteTimelineQueries(this.db, this.sql, this.collection('timeline'));
     const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
     this.preferences = {
       findByUser: async (userId) => {
@@ -141,7 +87,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async load<Doc>(projection: string, keys: string[]): Promise<Map<string, StoredDocument<Doc>>> {
-    const table = this.table(projection);
+    const table = this.collection(projection).name;
     const found = new Map<string, StoredDocument<Doc>>();
     const unique = [...new Set(keys)];
     for (let i = 0; i < unique.length; i += MAX_KEYS_PER_QUERY) {
@@ -165,7 +111,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private write({ projection, writes, position, faults = [] }: ProjectionCommit): void {
-    const table = this.table(projection);
+    const table = this.collection(projection).name;
     const upsert = this.sql.get(
       `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
        ON CONFLICT (key) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
@@ -180,7 +126,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async reset(projection: string): Promise<void> {
-    const table = this.table(projection);
+    const table = this.collection(projection).name;
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM ${table}`).run();
       this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
@@ -204,16 +150,13 @@ export class SqliteReadStore implements ReadStore {
    * the next start re-creates the indexes and the rebuild can run again.
    */
   async bulkLoad<T>(work: () => Promise<T>): Promise<T> {
-    const indexes = this.db
-      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
-      .all() as { name: string; sql: string }[];
-    indexes.forEach(({ name }) => this.db.exec(`DROP INDEX ${name}`));
+    this.collections.forEach((collection) => collection.dropIndexes());
     this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = ${-256 * 1024}`);
     try {
       return await work();
     } finally {
-      indexes.forEach(({ sql }) => this.db.exec(sql));
+      this.collections.forEach((collection) => collection.sync());
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -224,10 +167,30 @@ export class SqliteReadStore implements ReadStore {
     if (this.db.open) this.db.close();
   }
 
-  private table(projection: string): string {
-    if (!(projection in COLLECTIONS)) throw new Error(`Unknown projection ${projection}`);
-    return projection;
+  private collection(projection: string): SqliteCollection {
+    const collection = this.collections.get(projection);
+    if (!collection) throw new Error(`Unknown projection ${projection}`);
+    return collection;
   }
+}
+
+/**
+ * The one keyset page of this store: rows strictly after `after` in the order
+ * of the two columns (the second breaks ties), both ascending or both descending.
+ */
+function keysetPage(where: string[], params: unknown[], columns: [string, string], order: 'asc' | 'desc', after?: [unknown, unknown]): string {
+  if (after) {
+    where.push(`(${columns.join(', ')}) ${order === 'asc' ? '>' : '<'} (?, ?)`);
+    params.push(...after);
+  }
+  const direction = order === 'asc' ? 'ASC' : 'DESC';
+  return `${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${columns.map((column) => `${column} ${direction}`).join(', ')} LIMIT ?`;
+}
+
+/** `column IN (?, …)` with its parameters. */
+function isOneOf(where: string[], params: unknown[], column: string, values: readonly string[]): void {
+  where.push(`${column} IN (${values.map(() => '?').join(',')})`);
+  params.push(...values);
 }
 
 /** Above this many assignments, walking the newest-first index beats sorting them all. */
@@ -241,6 +204,7 @@ class SqliteIncidentQueries implements IncidentQueries {
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
+    private readonly incidents: SqliteCollection,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
     this.selectExists = db.prepare(`SELECT 1 FROM incidents WHERE key = ?`).pluck();
@@ -274,44 +238,27 @@ class SqliteIncidentQueries implements IncidentQueries {
   }
 
   async list(query: IncidentListQuery): Promise<Incident[]> {
-    return this.select('incidents', query);
+    return this.select('incidents', [], [], query);
   }
 
   async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
     // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
     const held = this.countAssignments.get(userId) as number;
-    const from =
-      held > SORT_THRESHOLD
-        ? `incidents INDEXED BY incidents_by_created WHERE EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`
-        : `incidents WHERE key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`;
-    return this.select(from, query, [userId]);
+    return held > SORT_THRESHOLD
+      ? this.select(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
+      : this.select('incidents', [`key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`], [userId], query);
   }
 
-  /** Newest first, filtered by status and severity, keyset-paged; `from` may carry its own condition. */
-  private async select(from: string, query: IncidentListQuery, fromParams: unknown[] = []): Promise<Incident[]> {
-    const where: string[] = [];
-    const params: unknown[] = [...fromParams];
-    if (query.statuses?.length) {
-      where.push(`status IN (${query.statuses.map(() => '?').join(',')})`);
-      params.push(...query.statuses);
-    }
-    if (query.severities?.length) {
-      where.push(`severity IN (${query.severities.map(() => '?').join(',')})`);
-      params.push(...query.severities);
-    }
-    if (query.after) {
-      where.push(`(created_at, key) < (?, ?)`);
-      params.push(query.after.createdAt, query.after.id);
-    }
+  /** Newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
+  private async select(from: string, where: string[], params: unknown[], query: IncidentListQuery): Promise<Incident[]> {
+    if (query.statuses?.length) isOneOf(where, params, 'status', query.statuses);
+    if (query.severities?.length) isOneOf(where, params, 'severity', query.severities);
     if (query.visibleLevels) {
-      const levels = query.visibleLevels.map(() => '?').join(',');
-      where.push(`(json_extract(doc, '$.visibility') IS NULL OR json_extract(doc, '$.visibility') IN (${levels}))`);
+      where.push(`(visibility IS NULL OR visibility IN (${query.visibleLevels.map(() => '?').join(',')}))`);
       params.push(...query.visibleLevels);
     }
-    const joiner = from.includes(' WHERE ') ? ' AND ' : ' WHERE ';
-    const sql = `SELECT doc FROM ${from}${where.length ? `${joiner}${where.join(' AND ')}` : ''}
-                 ORDER BY created_at DESC, key DESC LIMIT ?`;
-    const docs = this.sql.get(sql).pluck().all(...params, query.limit) as string[];
+    const page = keysetPage(where, params, ['created_at', 'key'], 'desc', query.after && [query.after.createdAt, query.after.id]);
+    const docs = this.sql.get(`SELECT doc FROM ${from} ${page}`).pluck().all(...params, query.limit) as string[];
     return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 }
@@ -323,10 +270,9 @@ class SqliteTimelineQueries implements TimelineQueries {
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
+    private readonly timeline: SqliteCollection,
   ) {
-    this.selectByEventId = db.prepare(
-      `SELECT doc, position FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`,
-    );
+    this.selectByEventId = db.prepare(`SELECT doc, position FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`);
   }
 
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
@@ -360,27 +306,21 @@ class SqliteTimelineQueries implements TimelineQueries {
       where.push(`event_time <= ?`);
       params.push(query.to);
     }
-    const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-    if (query.after) {
-      where.push(`(event_time, position) ${query.order === 'asc' ? '>' : '<'} (?, ?)`);
-      params.push(query.after.eventTime, Number(query.after.position));
-    }
-    const sql = `SELECT doc, position FROM timeline ${indexFor(query)} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-                 ORDER BY event_time ${direction}, position ${direction} LIMIT ?`;
-    const rows = this.sql.get(sql).all(...params, query.limit) as { doc: string; position: number }[];
+    const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
+    const rows = this.sql.get(`SELECT doc, position FROM timeline ${this.indexFor(query)} ${page}`).all(...params, query.limit) as { doc: string; position: number }[];
     return rows.map(toRow);
   }
-}
 
-/**
- * The index that serves a query best. Without statistics SQLite may prefer a
- * type or actor range that spans every incident over the one incident's index.
- */
-function indexFor(query: TimelineQuery): string {
-  if (query.incidentId !== undefined) return 'INDEXED BY timeline_by_incident';
-  if (query.correlationKey !== undefined) return 'INDEXED BY timeline_by_correlation';
-  if (query.fingerprint !== undefined) return 'INDEXED BY timeline_by_fingerprint';
-  return '';
+  /**
+   * The index that serves a query best. Without statistics SQLite may prefer a
+   * type or actor range that spans every incident over the one incident's index.
+   */
+  private indexFor(query: TimelineQuery): string {
+    if (query.incidentId !== undefined) return this.timeline.indexedBy('by_incident');
+    if (query.correlationKey !== undefined) return this.timeline.indexedBy('by_correlation');
+    if (query.fingerprint !== undefined) return this.timeline.indexedBy('by_fingerprint');
+    return '';
+  }
 }
 
 const toRow = (row: { doc: string; position: number }): TimelineRow => timelineRowOf(row.doc, BigInt(row.position));

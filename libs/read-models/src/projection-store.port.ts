@@ -1,10 +1,7 @@
-import type { IncidentQueries } from './incidents/incident-queries.port';
-import type { TimelineQueries } from './timeline/timeline-queries.port';
-import type { NotificationPreferences } from './preferences/preferences.projection';
 import type { ProjectionFault } from './projection-fault';
 
-/** Nest injection token of the ReadStore port. */
-export const READ_STORE = Symbol('READ_STORE');
+/** Nest injection token of the ProjectionStore port. */
+export const PROJECTION_STORE = Symbol('PROJECTION_STORE');
 
 export interface StoredDocument<Doc> {
   doc: Doc;
@@ -27,8 +24,8 @@ export interface ProjectionCommit<Doc = unknown> {
   faults?: ProjectionFault[];
 }
 
-/** Storage of the projections' documents and checkpoints, plus the query side of each read model. */
-export interface ReadStore {
+/** Storage of the projections' documents, checkpoints and faults: what the runner, a rebuild and diagnostics need. */
+export interface ProjectionStore {
   /** Position up to which the projection has been applied (0n: nothing yet). */
   checkpoint(projection: string): Promise<bigint>;
   load<Doc>(projection: string, keys: string[]): Promise<Map<string, StoredDocument<Doc>>>;
@@ -48,8 +45,4 @@ export interface ReadStore {
    * until `work` settles: an interrupted rebuild is simply run again.
    */
   bulkLoad<T>(work: () => Promise<T>): Promise<T>;
-  readonly incidents: IncidentQueries;
-  readonly timeline: TimelineQueries;
-  readonly preferences: { findByUser(userId: string): Promise<NotificationPreferences | undefined> };
-  close(): Promise<void>;
 }

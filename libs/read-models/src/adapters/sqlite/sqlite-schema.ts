@@ -1,0 +1,109 @@
+import type Database from 'better-sqlite3';
+import { type DocumentSchema, indexColumn, type Projection, type QueryField } from '../../projection';
+
+/** The column a query field is stored in: its name in snake_case (createdAt: created_at). */
+export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** An SQLite index's name: the read model's, then the declared one (incidents_by_created). */
+export const indexNameOf = (projection: string, index: string) => `${projection}_${index}`;
+
+const jsonPath = (path: readonly string[]) =>
+  `'$.${path.map((name) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name}"`)).join('.')}'`;
+
+function columnExpression({ path, fallback }: QueryField): string {
+  const read = (at: readonly string[]) => `json_extract(doc, ${jsonPath(at)})`;
+  return fallback ? `coalesce(${read(path)}, ${read(fallback)})` : read(path);
+}
+
+/**
+ * A collection is a table of JSON documents. Each query field is a generated
+ * column, STORED: a filter or sort that touches many rows then reads no JSON.
+ */
+function tableSql(name: string, schema: DocumentSchema | undefined): string {
+  const columns = ['key TEXT PRIMARY KEY', 'position INTEGER NOT NULL', 'doc TEXT NOT NULL'];
+  for (const [field, declared] of Object.entries(schema?.fields ?? {})) {
+    columns.push(`${columnOf(field)} ${declared.type.toUpperCase()} GENERATED ALWAYS AS (${columnExpression(declared)}) STORED`);
+  }
+  return `CREATE TABLE ${name} (${columns.join(', ')})`;
+}
+
+function indexSql(name: string, schema: DocumentSchema | undefined): Map<string, string> {
+  const indexes = new Map<string, string>();
+  for (const { name: index, on, sparse } of schema?.indexes ?? []) {
+    const columns = on.map(indexColumn).map(({ column, descending }) => `${columnOf(column)}${descending ? ' DESC' : ''}`);
+    const where = sparse ? ` WHERE ${columns[0]} IS NOT NULL` : '';
+    indexes.set(indexNameOf(name, index), `CREATE INDEX ${indexNameOf(name, index)} ON ${name} (${columns.join(', ')})${where}`);
+  }
+  return indexes;
+}
+
+/**
+ * Compares two CREATE statements by what follows the name: SQLite keeps the text
+ * as written (whitespace included), and quotes the name of a renamed table.
+ */
+const sameDefinition = (stored: string, declared: string) => {
+  const body = (sql: string) => sql.slice(sql.indexOf('(')).replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ ([),])/g, '$1');
+  return body(stored) === body(declared);
+};
+
+/** A projection's table and indexes in one database: created, or brought to the declaration. */
+export class SqliteCollection {
+  readonly name: string;
+  private readonly table: string;
+  private readonly indexes: Map<string, string>;
+
+  constructor(
+    private readonly db: Database.Database,
+    projection: Projection<unknown>,
+  ) {
+    this.name = projection.name;
+    this.table = tableSql(projection.name, projection.schema);
+    this.indexes = indexSql(projection.name, projection.schema);
+  }
+
+  /**
+   * Makes the table and its indexes what the projection declares. A table
+   * written by a version that declared other query fields is rebuilt in place:
+   * its documents are copied into the new table, which computes the new
+   * columns from them; the read model needs no replay. Indexes are dropped and
+   * created to match (a rebuild cut short left some out: they come back here).
+   */
+  sync(): void {
+    const stored = this.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(this.name) as string | undefined;
+    this.db.transaction(() => {
+      if (stored === undefined) this.db.exec(this.table);
+      else if (!sameDefinition(stored, this.table)) this.rebuild();
+      const present = this.storedIndexes();
+      for (const [name, sql] of present) if (!sameDefinition(sql, this.indexes.get(name) ?? '')) this.db.exec(`DROP INDEX ${name}`);
+      for (const [name, sql] of this.indexes) if (!sameDefinition(present.get(name) ?? '', sql)) this.db.exec(sql);
+    })();
+  }
+
+  /** Every declared index (before a bulk load, which builds them once at the end). */
+  dropIndexes(): void {
+    for (const name of this.storedIndexes().keys()) this.db.exec(`DROP INDEX ${name}`);
+  }
+
+  /** An `INDEXED BY` clause for a declared index: the planner has no statistics to choose by. */
+  indexedBy(index: string): string {
+    const name = indexNameOf(this.name, index);
+    if (!this.indexes.has(name)) throw new Error(`${this.name} declares no index ${index}`);
+    return `INDEXED BY ${name}`;
+  }
+
+  private rebuild(): void {
+    const staging = `${this.name}__rebuild`;
+    this.db.exec(`DROP TABLE IF EXISTS ${staging}`);
+    this.db.exec(this.table.replace(`CREATE TABLE ${this.name} (`, `CREATE TABLE ${staging} (`));
+    this.db.exec(`INSERT INTO ${staging} (key, position, doc) SELECT key, position, doc FROM ${this.name}`);
+    this.db.exec(`DROP TABLE ${this.name}`);
+    this.db.exec(`ALTER TABLE ${staging} RENAME TO ${this.name}`);
+  }
+
+  private storedIndexes(): Map<string, string> {
+    const rows = this.db
+      .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`)
+      .all(this.name) as { name: string; sql: string }[];
+    return new Map(rows.map(({ name, sql }) => [name, sql]));
+  }
+}

@@ -1,0 +1,222 @@
+import type { CloudEvent } from '@im/cloudevents';
+import type { RecordedEvent } from '@im/event-store';
+import { assignmentProjection } from './assignments/assignment.projection';
+import { incidentProjection } from './incidents/incident.projection';
+import { preferencesProjection } from './preferences/preferences.projection';
+import { probeProjection } from './probes/probe.projection';
+import type { Projection } from './projection';
+import { foldBatch } from './projection-runner';
+import type { ProjectionCommit, ProjectionStore, StoredDocument } from './projection-store.port';
+import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
+
+/** The projections are pure folds: these tests give them events and read the documents, with no store but a map. */
+
+let position = 0n;
+/** An event as the log delivers it; `recordedAt` is a minute after its `time`. */
+function recorded(streamId: string, type: string, extra: Partial<CloudEvent> = {}): RecordedEvent {
+  position += 1n;
+  const minute = Number(position);
+  return {
+    streamId,
+    revision: 0n,
+    position,
+    recordedAt: new Date(Date.UTC(2026, 10, 22, 10, minute + 1)).toISOString(),
+    event: {
+      specversion: '1.0',
+      id: `evt-${position}`,
+      source: 'im://test',
+      type,
+      time: new Date(Date.UTC(2026, 10, 22, 10, minute)).toISOString(),
+      ...extra,
+    },
+  };
+}
+
+/** Documents by key as the runner keeps them: each batch folded by foldBatch (which skips what a document already reflects), then committed. */
+class Documents<Doc> {
+  readonly stored = new Map<string, StoredDocument<Doc>>();
+  readonly commits: ProjectionCommit<Doc>[] = [];
+
+  constructor(private readonly projection: Projection<Doc>) {}
+
+  async deliver(...batch: RecordedEvent[]): Promise<this> {
+    const store = { load: async (_: string, keys: string[]) => new Map(keys.flatMap((key) => (this.stored.has(key) ? [[key, this.stored.get(key)!]] : []))) };
+    const commit = await foldBatch(store as unknown as ProjectionStore, this.projection, batch);
+    this.commits.push(commit);
+    for (const { key, doc, position: at } of commit.writes) {
+      if (doc === undefined) this.stored.delete(key);
+      else this.stored.set(key, { doc, position: at });
+    }
+    return this;
+  }
+
+  doc(key: string): Doc | undefined {
+    return this.stored.get(key)?.doc;
+  }
+
+  get lastWrites() {
+    return this.commits[this.commits.length - 1].writes;
+  }
+}
+
+const INCIDENT = 'INC-0000000a';
+const stream = `incident-${INCIDENT}`;
+const declare = () => recorded(stream, 'im.incident.declare', { data: { title: ' Disk full ', severity: 'SEV-2' }, 'im.visibility': 'restricted' });
+
+describe('incident projection', () => {
+  it('folds an incident stream into the incident, with the times the ledger recorded', async () => {
+    const declared = declare();
+    const acked = recorded(stream, 'im.incident.ack');
+    const assigned = recorded(stream, 'im.incident.role_assigned', { data: { role: 'IC', user_id: 'alice' } });
+    const docs = await new Documents(incidentProjection).deliver(declared, acked, assigned);
+    expect([...docs.stored.keys()]).toEqual([INCIDENT]);
+    expect(docs.doc(INCIDENT)).toEqual({
+      id: INCIDENT,
+      title: 'Disk full',
+      severity: 'SEV-2',
+      status: 'acknowledged',
+      createdAt: declared.recordedAt,
+      updatedAt: assigned.recordedAt,
+      roles: { IC: 'alice' },
+      visibility: 'restricted',
+    });
+    expect(docs.stored.get(INCIDENT)?.position).toBe(assigned.position);
+  });
+
+  it('concerns incident streams only', () => {
+    expect(incidentProjection.keyOf(recorded('user-alice', 'im.user.preferences_updated'))).toBeUndefined();
+    expect(incidentProjection.keyOf(recorded('fingerprint-disk', 'im.alert.trigger'))).toBeUndefined();
+    expect(incidentProjection.keyOf(recorded('diagnostics-1', 'im.diagnostics.probe'))).toBeUndefined();
+  });
+
+  it('ignores a lifecycle event before the declaration, and a refused transition', async () => {
+    const docs = await new Documents(incidentProjection).deliver(recorded(stream, 'im.incident.ack'));
+    expect(docs.doc(INCIDENT)).toBeUndefined();
+    await docs.deliver(declare(), recorded(stream, 'im.incident.close'));
+    expect(docs.doc(INCIDENT)?.status).toBe('open');
+  });
+
+  it('is unchanged by events delivered again (at-least-once), alone or with new ones', async () => {
+    const declared = declare();
+    const acked = recorded(stream, 'im.incident.ack');
+    const docs = await new Documents(incidentProjection).deliver(declared, acked);
+    const before = docs.doc(INCIDENT);
+    await docs.deliver(declared, acked);
+    expect(docs.lastWrites).toEqual([]);
+    expect(docs.doc(INCIDENT)).toBe(before);
+    const resolved = recorded(stream, 'im.incident.resolve');
+    await docs.deliver(acked, resolved);
+    expect(docs.doc(INCIDENT)).toEqual({ ...before, status: 'resolved', updatedAt: resolved.recordedAt });
+  });
+});
+
+describe('timeline projection', () => {
+  it('keeps every event of every incident stream, keyed by its log position', async () => {
+    const declared = declare();
+    const alert = recorded('incident-INC-0000000b', 'im.alert.trigger', { 'im.fingerprint': 'disk:db-1', 'im.correlation_key': 'db' });
+    const docs = await new Documents(timelineProjection).deliver(declared, recorded('user-alice', 'im.user.preferences_updated'), alert);
+    expect([...docs.stored.keys()]).toEqual([String(declared.position), String(alert.position)]);
+    expect(docs.doc(String(alert.position))).toEqual({ incidentId: 'INC-0000000b', eventTime: alert.event.time, createdAt: alert.recordedAt, event: alert.event });
+  });
+
+  it('serves each document as an entry: summary, actor, visibility and content by their defaults', () => {
+    const note = recorded(stream, 'im.incident.note', { 'im.actor': 'bob', data: { content: 'rolled back' } });
+    const alert = recorded(stream, 'im.alert.trigger', { 'im.visibility': 'public', 'im.data_class': ['pii'], data: { title: 'CPU high', message: 'on db-1' } });
+    const noteEntry = toTimelineEntry(timelineProjection.evolve(undefined, note)!);
+    expect(noteEntry).toMatchObject({ id: note.event.id, incidentId: INCIDENT, eventType: 'im.incident.note', actor: 'bob', title: 'Note', content: 'rolled back', visibility: 'internal', dataClass: [] });
+    expect(noteEntry).not.toHaveProperty('correlationKey');
+    expect(toTimelineEntry(timelineProjection.evolve(undefined, alert)!)).toMatchObject({
+      actor: 'im://test',
+      title: 'CPU high',
+      content: 'on db-1',
+      data: { message: 'on db-1' },
+      visibility: 'public',
+      dataClass: ['pii'],
+    });
+  });
+
+  it('orders by the event time in UTC, and refuses a time it cannot order (the runner records a fault)', () => {
+    const offset = recorded(stream, 'im.incident.note', { time: '2026-11-22T12:00:00+02:00' });
+    expect(timelineProjection.evolve(undefined, offset)?.eventTime).toBe('2026-11-22T10:00:00.000Z');
+    expect(() => timelineProjection.evolve(undefined, recorded(stream, 'im.incident.note', { time: 'yesterday' }))).toThrow(/time "yesterday"/);
+  });
+
+  it('writes the same document when an event is delivered again (at-least-once: written once, never loaded)', async () => {
+    const declared = declare();
+    const docs = await new Documents(timelineProjection).deliver(declared);
+    const first = docs.doc(String(declared.position));
+    await docs.deliver(declared);
+    expect(docs.lastWrites).toEqual([{ key: String(declared.position), doc: first, position: declared.position }]);
+    expect(timelineProjection.evolve(first, declared)).toBe(first);
+  });
+});
+
+describe('assignment projection', () => {
+  const assign = (role: unknown, user: string, incidentStream = stream) => recorded(incidentStream, 'im.incident.role_assigned', { data: { role, user_id: user } });
+
+  it('keeps who holds each RACI role of each incident, the last assignment winning', async () => {
+    const docs = await new Documents(assignmentProjection).deliver(assign('IC', 'alice'), assign('OPS', 'bob'), assign('IC', 'carol'), assign('IC', 'dan', 'incident-INC-0000000b'));
+    expect(Object.fromEntries([...docs.stored].map(([key, { doc }]) => [key, doc]))).toEqual({
+      [`${INCIDENT}/IC`]: { incidentId: INCIDENT, role: 'IC', userId: 'carol' },
+      [`${INCIDENT}/OPS`]: { incidentId: INCIDENT, role: 'OPS', userId: 'bob' },
+      'INC-0000000b/IC': { incidentId: 'INC-0000000b', role: 'IC', userId: 'dan' },
+    });
+  });
+
+  it('ignores an unknown role, other event types and other streams', () => {
+    expect(assignmentProjection.keyOf(assign('CHIEF', 'alice'))).toBeUndefined();
+    expect(assignmentProjection.keyOf(recorded(stream, 'im.incident.ack', { data: { role: 'IC', user_id: 'x' } }))).toBeUndefined();
+    expect(assignmentProjection.keyOf(assign('IC', 'alice', 'user-alice'))).toBeUndefined();
+  });
+
+  it('does not let an older assignment delivered again undo a newer one (at-least-once)', async () => {
+    const older = assign('IC', 'alice');
+    const newer = assign('IC', 'bob');
+    const docs = await new Documents(assignmentProjection).deliver(older, newer);
+    await docs.deliver(older);
+    expect(docs.lastWrites).toEqual([]);
+    expect(docs.doc(`${INCIDENT}/IC`)?.userId).toBe('bob');
+  });
+});
+
+describe('preferences projection', () => {
+  const saved = (user: string, pushEnabled: boolean) =>
+    recorded(`user-${user}`, 'im.user.preferences_updated', { data: { pushEnabled, severityFilter: ['SEV-1'], quietHours: null, channels: ['push'] } });
+
+  it("keeps each user's last saved preferences, stamped with the event's time", async () => {
+    const first = saved('alice', true);
+    const second = saved('alice', false);
+    const docs = await new Documents(preferencesProjection).deliver(first, saved('bob', true), second);
+    expect(docs.doc('alice')).toEqual({ userId: 'alice', pushEnabled: false, severityFilter: ['SEV-1'], quietHours: null, channels: ['push'], updatedAt: second.event.time });
+    expect(docs.doc('bob')?.pushEnabled).toBe(true);
+  });
+
+  it('ignores other event types and streams', () => {
+    expect(preferencesProjection.keyOf(recorded('user-alice', 'im.user.other'))).toBeUndefined();
+    expect(preferencesProjection.keyOf(recorded(stream, 'im.user.preferences_updated'))).toBeUndefined();
+  });
+
+  it('keeps the newer preferences when an older update is delivered again (at-least-once)', async () => {
+    const first = saved('alice', true);
+    const docs = await new Documents(preferencesProjection).deliver(first, saved('alice', false));
+    await docs.deliver(first);
+    expect(docs.doc('alice')?.pushEnabled).toBe(false);
+  });
+});
+
+describe('probe projection', () => {
+  it('keeps each diagnostics probe by its event id, and nothing else', async () => {
+    const probe = recorded('diagnostics-1', 'im.diagnostics.probe');
+    const docs = await new Documents(probeProjection).deliver(probe, recorded('diagnostics-2', 'im.other'), recorded(stream, 'im.diagnostics.probe'));
+    expect(Object.fromEntries([...docs.stored].map(([key, { doc }]) => [key, doc]))).toEqual({ [probe.event.id]: { id: probe.event.id, time: probe.event.time } });
+  });
+
+  it('writes the same document when the probe is delivered again (at-least-once)', async () => {
+    const probe = recorded('diagnostics-1', 'im.diagnostics.probe');
+    const docs = await new Documents(probeProjection).deliver(probe);
+    const first = docs.doc(probe.event.id);
+    await docs.deliver(probe);
+    expect(docs.doc(probe.event.id)).toEqual(first);
+    expect(probeProjection.evolve(first, probe)).toBe(first);
+  });
+});

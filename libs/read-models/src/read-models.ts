@@ -1,0 +1,15 @@
+import { incidentProjection } from './incidents/incident.projection';
+import { timelineProjection } from './timeline/timeline.projection';
+import { assignmentProjection } from './assignments/assignment.projection';
+import { preferencesProjection } from './preferences/preferences.projection';
+import { probeProjection } from './probes/probe.projection';
+import type { Projection } from './projection';
+
+/** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
+export const ALL_PROJECTIONS: Projection<unknown>[] = [
+  incidentProjection,
+  timelineProjection,
+  assignmentProjection,
+  preferencesProjection,
+  probeProjection,
+] as Projection<unknown>[];

@@ -1,0 +1,16 @@
+import type { ProjectionStore } from './projection-store.port';
+import type { IncidentQueries } from './incidents/incident-queries.port';
+import type { TimelineQueries } from './timeline/timeline-queries.port';
+import type { PreferencesQueries } from './preferences/preferences-queries.port';
+
+/**
+ * What a read-store adapter opens over one file or connection: the projections'
+ * storage and the query port of each read model. Nothing injects it whole:
+ * libs/persistence binds each port to its part, and closes it.
+ */
+export interface ReadStore extends ProjectionStore {
+  readonly incidents: IncidentQueries;
+  readonly timeline: TimelineQueries;
+  readonly preferences: PreferencesQueries;
+  close(): Promise<void>;
+}
