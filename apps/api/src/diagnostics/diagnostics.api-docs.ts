@@ -1,7 +1,7 @@
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ApiErrors, apiDocs } from './api-docs.decorators';
 import { PUBLISHED_SCHEMAS, SCHEMA_FORMATS } from './published-schemas';
-import { MAX_SIMULATED_EVENTS } from './simulation.service';
+import { MAX_SIMULATED_EVENTS } from './simulation.body';
 
 /** The OpenAPI declaration of each diagnostics route; the controller only routes. */
 

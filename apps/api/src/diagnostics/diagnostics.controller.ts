@@ -7,6 +7,7 @@ import { OpenApiDocument } from './openapi.document';
 import { publishedSchemaDocument } from './published-schemas';
 import { parseSchemaQuery } from './schema.query';
 import { parseSelfTest } from './self-test.query';
+import { parseSimulationBody } from './simulation.body';
 import { type SimulationReport, SimulationService } from './simulation.service';
 import { type ValidationReport, ValidationService } from './validation.service';
 
@@ -43,7 +44,7 @@ export class DiagnosticsController {
   @HttpCode(200)
   @DiagnosticsApiDocs.simulate
   simulate(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<SimulationReport> {
-    return this.simulation.simulate(body, caller);
+    return this.simulation.simulate(parseSimulationBody(body), caller);
   }
 
   @Get('schema')

@@ -1,5 +1,5 @@
-import { BadRequestException, Inject, Injectable } from '@nestjs/common';
-import { checkCloudEvent, incidentSubject, toLedgerEvent } from '@im/cloudevents';
+import { Inject, Injectable } from '@nestjs/common';
+import { incidentSubject, toLedgerEvent } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import {
   DomainError,
@@ -18,9 +18,10 @@ import { incidentStream } from '../ledger/incident-stream';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';
 import { FingerprintClaims } from '../timeline/fingerprint-claims';
+import { parseCloudEventBody } from '../timeline/cloud-event.body';
 import { TimelineReader } from '../timeline/timeline-reader.service';
+import type { SimulationRequest } from './simulation.body';
 
-export const MAX_SIMULATED_EVENTS = 1000;
 
 /** Older event type names some senders still use: what they mean now, and how a simulation reports them. */
 const LEGACY_TYPES: Record<string, { type: string; reportedAs: string }> = {
@@ -67,13 +68,7 @@ export class SimulationService {
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
-  async simulate(body: unknown, caller: Principal): Promise<SimulationReport> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestException('Request body must be a JSON object');
-    const { events, dry_run: dryRun = true } = body as { events?: unknown; dry_run?: unknown };
-    if (!Array.isArray(events)) throw new BadRequestException('events must be an array of CloudEvents');
-    if (events.length > MAX_SIMULATED_EVENTS) throw new BadRequestException(`at most ${MAX_SIMULATED_EVENTS} events per simulation`);
-    if (typeof dryRun !== 'boolean') throw new BadRequestException('dry_run must be true or false');
-
+  async simulate({ events, dryRun }: SimulationRequest, caller: Principal): Promise<SimulationReport> {
     const readsTimeline = caller.roles.includes(TIMELINE_ROLES.reader);
     // A reader's lookups ask the PDP only when something is stored: without it, fail up front, whatever is stored.
     if (readsTimeline) await this.pdp.ping();
@@ -85,7 +80,7 @@ export class SimulationService {
         report.events_created.push(await run.apply(raw));
       } catch (error) {
         const id = typeof (raw as { id?: unknown })?.id === 'string' ? (raw as { id: string }).id : undefined;
-        if (!(error instanceof DomainError) && !(error instanceof BadRequestException)) throw error;
+        if (!(error instanceof DomainError)) throw error;
         report.errors.push({ index, ...(id ? { id } : {}), error: error.message });
       }
     }
@@ -159,9 +154,7 @@ class SimulationRun implements AppendLookups {
 
   async apply(raw: unknown): Promise<SimulatedEvent> {
     const legacy = typeof (raw as { type?: unknown })?.type === 'string' ? LEGACY_TYPES[(raw as { type: string }).type] : undefined;
-    const check = checkCloudEvent(legacy ? { ...(raw as object), type: legacy.type } : raw);
-    if (!check.ok) throw new BadRequestException(`Invalid CloudEvent: ${check.errors.join('; ')}`);
-    const event = check.event;
+    const event = parseCloudEventBody(legacy ? { ...(raw as object), type: legacy.type } : raw);
     const reported = (incidentId: string, wouldCreate: SimulatedEvent['would_create']): SimulatedEvent => ({
       id: event.id,
       type: legacy?.reportedAs ?? event.type,
