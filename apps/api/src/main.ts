@@ -1,6 +1,5 @@
-import { ConfigError, loadConfig } from '@im/config';
-import { asStorageError } from '@im/persistence';
-import { ReadModelsAheadError } from '@im/read-models';
+import { loadConfig } from '@im/config';
+import { exitOnStartupFailure } from '@im/persistence';
 import { createApp } from './create-app';
 import { closeOnSignals } from './graceful-shutdown';
 
@@ -17,12 +16,4 @@ async function main(): Promise<void> {
   lifecycle.info(`Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`);
 }
 
-main().catch((error: unknown) => {
-  // A configuration or storage problem is one clear line, not a stack trace.
-  const storage = asStorageError(error);
-  if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
-  else if (storage) console.error(`Storage error: ${storage.message}`);
-  else if (error instanceof ReadModelsAheadError) console.error(error.message);
-  else console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure);

@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
-import { ConfigError, loadConfig } from '@im/config';
-import { asStorageError, openStores } from '@im/persistence';
-import { ReadModelsAheadError } from '@im/read-models';
+import { loadConfig } from '@im/config';
+import { exitOnStartupFailure, openStores } from '@im/persistence';
 import { ProjectorModule } from './projector.module';
 import { rebuildCommand } from './rebuild.command';
 import { runCommand } from './run.command';
@@ -30,11 +29,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  const storage = asStorageError(error);
-  if (error instanceof ConfigError) console.error(`Configuration error: ${error.message}`);
-  else if (storage) console.error(`Storage error: ${storage.message}`);
-  else if (error instanceof ReadModelsAheadError) console.error(error.message);
-  else console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartupFailure);
