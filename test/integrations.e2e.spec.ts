@@ -18,14 +18,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let t: TestApp;
 let store: EventStore;
-/** While set, every append to the ledger fails as a disk I/O error would (a storage fault the test switches). */
-let storageFails = false;
+/** While set, every append to the ledger fails with this SQLite error code (a storage fault the test switches). */
+let storageFails: string | undefined;
 
 beforeAll(async () => {
   t = await startTestApp();
   store = t.app.get<EventStore>(EVENT_STORE);
   const append = store.append.bind(store);
-  store.append = (...args) => (storageFails ? Promise.reject(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' })) : append(...args));
+  store.append = (...args) => (storageFails ? Promise.reject(Object.assign(new Error('storage fault'), { code: storageFails })) : append(...args));
   await t.app.listen(0, '127.0.0.1');
 });
 afterAll(() => t.close());
@@ -91,15 +91,18 @@ describe('POST /api/v1/integrations/alertmanager', () => {
     await post('alertmanager', firing, bearer(token({ sub: 'reader', roles: ['timeline.reader'] }))).expect(403);
   });
 
-  it('answers 503 with Retry-After, never 429, while the ledger cannot be written; the payload sent again is stored once', async () => {
-    const alerts = firing.alerts.map((a) => ({ ...a, fingerprint: `fault-${a.fingerprint}` }));
-    storageFails = true;
+  it.each([
+    ['cannot be written', 'SQLITE_IOERR_WRITE', 'cannot be read or written'],
+    ['is full (507 elsewhere)', 'SQLITE_FULL', 'is full'],
+  ])('answers 503 with Retry-After, never 429, while the ledger %s; the payload sent again is stored once', async (_, code, what) => {
+    const alerts = firing.alerts.map((a) => ({ ...a, fingerprint: `${code}-${a.fingerprint}` }));
+    storageFails = code;
     try {
       const refused = await post('alertmanager', { ...firing, alerts }).expect(503);
       expect(refused.headers['retry-after']).toBe('5');
-      expect(refused.body).toEqual({ status: 503, error: expect.stringMatching(/^The server's storage cannot be read or written \(SQLITE_IOERR_WRITE\).*send the payload again/) });
+      expect(refused.body).toEqual({ status: 503, error: expect.stringContaining(`The server's storage ${what} (${code})`) });
     } finally {
-      storageFails = false;
+      storageFails = undefined;
     }
     const stored = await post('alertmanager', { ...firing, alerts }).expect(200);
     expect(stored.body.results.map((r: { status: number }) => r.status)).toEqual([201, 201]);
@@ -144,12 +147,12 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
 
   it('retries a 503 (storage failing) until the service takes the alert, which is stored once', async () => {
     const before = await am.metrics();
-    storageFails = true;
+    storageFails = 'SQLITE_IOERR_WRITE';
     try {
       await am.fire([{ labels: { alertname: 'QueueBacklog', severity: 'critical', job: 'worker' } }]);
       await am.waitForMetrics((m) => m.requestsFailed >= before.requestsFailed + 2);
     } finally {
-      storageFails = false;
+      storageFails = undefined;
     }
     const after = await am.waitForMetrics((m) => m.requests - m.requestsFailed > before.requests - before.requestsFailed, 30_000);
     expect(after.requestsFailed).toBeGreaterThanOrEqual(before.requestsFailed + 2);
