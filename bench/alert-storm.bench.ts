@@ -59,9 +59,10 @@ async function incidentCount(url: string): Promise<number> {
   return count;
 }
 
-export async function alertStorm(): Promise<string> {
+/** Sends the storm to a running api; answers the report. */
+export async function sendStorm(url: string): Promise<string> {
   const bodies = payloads();
-  return withBuiltServer('bench-alert-storm', {}, async (url) => {
+  {
     const latencies: number[] = [];
     const errors: string[] = [];
     let stored = 0;
@@ -98,7 +99,9 @@ export async function alertStorm(): Promise<string> {
       `| **${rate}** | ${p50} | ${p99} | ${stored} | ${errors.length} | ${incidents} |`,
       ...(errors.length ? ['', `First error: \`${errors[0].slice(0, 300)}\``] : []),
     ].join('\n');
-  });
+  }
 }
+
+export const alertStorm = (): Promise<string> => withBuiltServer('bench-alert-storm', {}, sendStorm);
 
 if (require.main === module) void alertStorm().then(console.log);
