@@ -13,7 +13,7 @@ function withFiringAlerts(incident: Incident | undefined, { event }: RecordedEve
   if (!incident || fingerprint === undefined || (event.type !== ALERT_TRIGGER_TYPE && event.type !== ALERT_RESOLVE_TYPE)) return incident;
   const others = (incident.firingAlerts ?? []).filter((firing) => firing !== fingerprint);
   const firingAlerts = event.type === ALERT_TRIGGER_TYPE ? [...others, fingerprint] : others;
-  const next = { ...incident, firingAlerts };
+  const next: Incident = { ...incident, firingAlerts };
   // Absent rather than empty, as for an incident that never had an alert.
   if (firingAlerts.length === 0) delete next.firingAlerts;
   return next;
