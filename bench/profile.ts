@@ -12,6 +12,7 @@ import { API_MAIN } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
 import { listeningUrl, load } from './support/load';
+import { sendStorm } from './alert-storm.bench';
 import { seedLedger, uniqueEvents } from './timeline.bench';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -68,6 +69,7 @@ const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
       duration: 15,
     });
   },
+  'alert-storm': sendStorm,
   'page-1000': (url) =>
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
 };

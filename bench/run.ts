@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
+import { alertStorm } from './alert-storm.bench';
 import { incidentWrites } from './incidents.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
@@ -19,6 +20,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'timeline-reads': timelineReads,
   'policy-overhead': policyOverhead,
   graphql: graphqlReads,
+  'alert-storm': alertStorm,
 };
 
 function machine(): string {

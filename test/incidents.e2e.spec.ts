@@ -46,6 +46,7 @@ describe('POST /api/v1/incidents', () => {
       status: 'open',
       created_at: expect.stringMatching(RFC3339_UTC_FRACTION),
       updated_at: expect.stringMatching(RFC3339_UTC_FRACTION),
+      alerts_firing: 0,
     });
     expect(res.body.updated_at).toBe(res.body.created_at);
     expect(res.headers.location).toBe(`/api/v1/incidents/${res.body.id}`);

@@ -130,6 +130,36 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
     '/api/v1/incidents/{id}/close': {
       post: async () => ({ responses: [(await api.POST('/api/v1/incidents/{id}/close', { params: path() })).response] }),
     },
+    '/api/v1/integrations/alertmanager': {
+      post: async () => {
+        const startsAt = new Date().toISOString();
+        const labels = { alertname: 'TypedClient', severity: 'warning', job: 'typed-client' };
+        const body = {
+          version: '4' as const,
+          receiver: 'typed-client',
+          status: 'firing' as const,
+          alerts: [{ status: 'firing' as const, labels, annotations: {}, startsAt, endsAt: '0001-01-01T00:00:00Z', generatorURL: '', fingerprint: randomUUID() }],
+          groupLabels: {},
+          commonLabels: labels,
+          commonAnnotations: {},
+          externalURL: 'http://alertmanager.example',
+          groupKey: '{}:{}',
+          truncatedAlerts: 0,
+        };
+        const { data, response } = await api.POST('/api/v1/integrations/alertmanager', { body });
+        const statuses: number[] | undefined = data?.results.map((result) => result.status);
+        return { responses: [response], read: statuses };
+      },
+    },
+    '/api/v1/integrations/grafana': {
+      post: async () => {
+        const alert = { status: 'resolved' as const, labels: { alertname: 'TypedClient' }, annotations: {}, startsAt: '2024-06-04T09:51:03.157076+02:00', endsAt: '2024-06-04T10:06:03.157076+02:00', generatorURL: '', fingerprint: randomUUID(), values: null };
+        const body = { version: '1' as const, receiver: 'typed-client', status: 'resolved' as const, orgId: 1, alerts: [alert], state: 'ok' };
+        const { data, response } = await api.POST('/api/v1/integrations/grafana', { body });
+        const ignored: (boolean | undefined)[] | undefined = data?.results.map((result) => result.ignored);
+        return { responses: [response], read: ignored };
+      },
+    },
     '/api/v1/validate': {
       get: async () => {
         const { data, response } = await api.GET('/api/v1/validate', { params: { query: { self_test: 'false' } } });

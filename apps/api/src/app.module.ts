@@ -8,6 +8,7 @@ import { HealthModule } from './health/health.module';
 import { PolicyModule } from './policy/policy.module';
 import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
+import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 
@@ -16,7 +17,7 @@ export class AppModule {
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
+      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, IntegrationsModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }

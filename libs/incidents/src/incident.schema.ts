@@ -9,7 +9,7 @@ export const INCIDENT_SCHEMA = {
   $id: 'urn:incident-service:schema:incident',
   title: 'Incident',
   type: 'object',
-  required: ['id', 'title', 'severity', 'status', 'created_at', 'updated_at'],
+  required: ['id', 'title', 'severity', 'status', 'created_at', 'updated_at', 'alerts_firing'],
   properties: {
     id: { type: 'string', pattern: '^INC-[0-9a-f]{8}$' },
     title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH },
@@ -18,6 +18,7 @@ export const INCIDENT_SCHEMA = {
     status: { enum: [...STATUSES] },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
+    alerts_firing: { type: 'integer', minimum: 0, description: 'How many of its alerts (distinct fingerprints) are firing now; an alert resolving does not resolve the incident' },
   },
   additionalProperties: false,
 } as const;

@@ -36,6 +36,12 @@ export interface Incident {
    * the incident at all. Without one, everyone who may use the incident endpoints sees it.
    */
   visibility?: string;
+  /**
+   * Fingerprints of the incident's alerts that are firing now, in the order
+   * they fired (kept by the incident read model, incident.projection.ts).
+   * Absent: none.
+   */
+  firingAlerts?: string[];
 }
 
 /** Write-side state: nothing until the incident is declared. */

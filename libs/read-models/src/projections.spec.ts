@@ -1,4 +1,5 @@
 import type { CloudEvent } from '@im/cloudevents';
+import type { Incident } from '@im/incidents';
 import type { RecordedEvent } from '@im/event-store';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { incidentProjection } from './incidents/incident.projection';
@@ -107,6 +108,30 @@ describe('incident projection', () => {
     const resolved = recorded(stream, 'im.incident.resolve');
     await docs.deliver(acked, resolved);
     expect(docs.doc(INCIDENT)).toEqual({ ...before, status: 'resolved', updatedAt: resolved.recordedAt });
+  });
+
+  it('counts the alerts firing now, one per fingerprint: a repeat counts once, a resolve removes it, a re-fire counts again', async () => {
+    const alert = (type: string, fingerprint: string) => recorded(stream, type, { 'im.fingerprint': fingerprint, data: { title: 'Disk full' } });
+    const firing = (docs: Documents<Incident>) => docs.doc(INCIDENT)?.firingAlerts ?? [];
+    const docs = await new Documents(incidentProjection).deliver(alert('im.alert.trigger', 'db-1'), alert('im.alert.trigger', 'db-2'), alert('im.alert.trigger', 'db-1'));
+    expect(firing(docs)).toEqual(['db-2', 'db-1']);
+    await docs.deliver(alert('im.alert.resolve', 'db-1'), alert('im.alert.resolve', 'db-3'));
+    expect(firing(docs)).toEqual(['db-2']);
+    await docs.deliver(alert('im.alert.trigger', 'db-1'));
+    expect(firing(docs)).toEqual(['db-2', 'db-1']);
+    await docs.deliver(alert('im.alert.resolve', 'db-1'), alert('im.alert.resolve', 'db-2'));
+    // Alerts resolving leave the incident open (people resolve it), with nothing firing.
+    expect(docs.doc(INCIDENT)).toEqual(expect.objectContaining({ status: 'open', title: 'Disk full' }));
+    expect(docs.doc(INCIDENT)).not.toHaveProperty('firingAlerts');
+  });
+
+  it('does not count an alert event without a fingerprint, nor one before the incident exists', async () => {
+    const docs = await new Documents(incidentProjection).deliver(
+      recorded(stream, 'im.alert.resolve', { 'im.fingerprint': 'db-1' }),
+      declare(),
+      recorded(stream, 'im.alert.trigger', { data: { title: 'No fingerprint' } }),
+    );
+    expect(docs.doc(INCIDENT)).not.toHaveProperty('firingAlerts');
   });
 });
 

@@ -59,11 +59,14 @@ function declareAccess(operation: OperationObject, access: Access | undefined, e
 
 /**
  * Storage faults reach every route that reads or writes a store: 503 while it
- * cannot be read or written, and 507 for a write when it is full.
+ * cannot be read or written, and 507 for a write when it is full; except where
+ * a route declares a 503 with Retry-After itself (the alert receivers answer
+ * every fault so, full disk included: their senders retry 503).
  */
 function declareStorageFaults(method: string, operation: OperationObject): void {
   const faults: OperationObject['responses'] = { 503: errorResponse(ERROR_TEXT[503]) };
-  if (method === 'post') faults[507] = errorResponse(ERROR_TEXT[507]);
+  const retryLater = (operation.responses?.[503] as { headers?: Record<string, unknown> } | undefined)?.headers?.['Retry-After'] !== undefined;
+  if (method === 'post' && !retryLater) faults[507] = errorResponse(ERROR_TEXT[507]);
   operation.responses = { ...faults, ...operation.responses };
 }
 

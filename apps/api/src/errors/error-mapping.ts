@@ -9,6 +9,21 @@ export interface ClientError {
   status: number;
   code: string;
   message: string;
+  /** Sent as the Retry-After header (seconds). */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * The service cannot take the request now, and the sender should send it
+ * again: 503 with Retry-After, for senders that retry only 5xx answers.
+ */
+export class RetryLaterError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -42,6 +57,7 @@ function messageOf(exception: HttpException): string {
 /** The one mapping of errors to what clients see; anything unexpected is a 500 without details. */
 export function classify(exception: unknown): ClientError {
   if (exception instanceof DomainError) return error(DOMAIN_STATUS[exception.kind], exception.message);
+  if (exception instanceof RetryLaterError) return { ...error(503, exception.message), retryAfterSeconds: exception.retryAfterSeconds };
   if (exception instanceof PolicyUnavailableError) {
     // Fail-closed: no timeline data without a decision.
     return error(503, `The policy decision point is unavailable, so timeline data is withheld: ${exception.message}`);

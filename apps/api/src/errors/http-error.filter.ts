@@ -26,6 +26,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       return new GraphQLError(client.message, { extensions: { code: client.code } });
     }
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    if (client.retryAfterSeconds !== undefined) void reply.header('retry-after', String(client.retryAfterSeconds));
     void reply.status(client.status).header('content-type', 'application/json; charset=utf-8').send(errorBody(client.status, client.message));
   }
 }

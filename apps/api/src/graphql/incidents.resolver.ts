@@ -74,6 +74,7 @@ export class IncidentsResolver {
       assignedTo: commander ? { id: commander, role: RACIRole.IC } : null,
       lastUpdate: incident.updatedAt,
       warRoomLink: this.warRoomLink(incident.id),
+      alertsFiring: incident.firingAlerts?.length ?? 0,
       quickTimeline: entries.map(({ entry }) => ({
         id: entry.id,
         type: entry.eventType,

@@ -87,6 +87,7 @@ export class IncidentMobileView {
   @Field({ description: 'RFC 3339' }) lastUpdate!: string;
   @Field(() => String, { nullable: true }) warRoomLink?: string | null;
   @Field(() => [TimelineEventSummary], { description: 'The newest events the caller may see' }) quickTimeline!: TimelineEventSummary[];
+  @Field(() => Int, { description: 'How many of its alerts (distinct fingerprints) are firing now' }) alertsFiring!: number;
 }
 
 @ObjectType()

@@ -8,6 +8,8 @@ export interface IncidentResponse {
   status: string;
   created_at: string;
   updated_at: string;
+  /** How many of its alerts (distinct fingerprints) are firing now. */
+  alerts_firing: number;
 }
 
 export const toIncidentResponse = (incident: Incident): IncidentResponse => ({
@@ -18,4 +20,5 @@ export const toIncidentResponse = (incident: Incident): IncidentResponse => ({
   status: incident.status,
   created_at: incident.createdAt,
   updated_at: incident.updatedAt,
+  alerts_firing: incident.firingAlerts?.length ?? 0,
 });

@@ -16,6 +16,12 @@ export interface AppendAnswer {
   incident_id: string;
 }
 
+/** An append's answer, and the log position the read models must reach to show it (none for a duplicate). */
+export interface Recorded {
+  answer: AppendAnswer;
+  position?: bigint;
+}
+
 /** Only incident streams carry dedup keys. */
 const duplicateOf = (recorded: RecordedEvent): Duplicate => ({ eventId: recorded.event.id, incidentId: incidentIdOfStream(recorded.streamId) as string });
 
@@ -47,29 +53,38 @@ export class TimelineAppendHandler {
     @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
   ) {}
 
-  /** Plans the append and commits the plan; plans again when a drawn id was taken or the routed incident was resolved meanwhile. */
-  append(event: CloudEvent): Promise<AppendAnswer> {
+  /** Records the event, then waits until the read models show it. */
+  async append(event: CloudEvent): Promise<AppendAnswer> {
+    const { answer, position } = await this.record(event);
+    if (position !== undefined) await this.views.waitFor(position);
+    return answer;
+  }
+
+  /**
+   * Plans the append and commits the plan, without waiting for the read
+   * models (a caller appending many events waits once, for the last);
+   * plans again when a drawn id was taken or the routed incident was resolved meanwhile.
+   */
+  record(event: CloudEvent): Promise<Recorded> {
     return this.retry.run(
       () => this.commit(event),
       (error) => error instanceof RouteChangedError || error instanceof StreamTakenError,
     );
   }
 
-  private async commit(event: CloudEvent): Promise<AppendAnswer> {
+  private async commit(event: CloudEvent): Promise<Recorded> {
     const plan = await planAppend(event, this.ledger);
-    if (plan.kind === 'duplicate') return duplicateAnswer(plan);
-    let position: bigint;
+    if (plan.kind === 'duplicate') return { answer: duplicateAnswer(plan) };
     try {
-      ({ position } = await this.commands.handle(incidentStream, incidentStreamId(plan.incidentId), (state) => decideAppend(plan, state), {
+      const { position } = await this.commands.handle(incidentStream, incidentStreamId(plan.incidentId), (state) => decideAppend(plan, state), {
         dedupKeys: plan.dedupKeys,
         newStream: plan.opensIncident,
-      }));
+      });
+      return { answer: { event_id: event.id, created: true, incident_id: plan.incidentId }, position };
     } catch (error) {
       // A concurrent copy of this event won: answer as its duplicate.
-      if (error instanceof DuplicateEventError) return duplicateAnswer(duplicateOf(error.existing));
+      if (error instanceof DuplicateEventError) return { answer: duplicateAnswer(duplicateOf(error.existing)) };
       throw error;
     }
-    await this.views.waitFor(position);
-    return { event_id: event.id, created: true, incident_id: plan.incidentId };
   }
 }

@@ -1,7 +1,23 @@
-import { evolve, type Incident, INCIDENT_STREAM_PREFIX } from '@im/incidents';
+import { ALERT_RESOLVE_TYPE, ALERT_TRIGGER_TYPE, evolve, type Incident, INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { toLedgerEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { documentSchema, type Projection } from '../projection';
+
+/**
+ * Which of the incident's alerts fire now: an alert is one fingerprint, so a
+ * repeated trigger counts once, a resolve removes it, and a later trigger of
+ * the same fingerprint (a re-fire) counts it again.
+ */
+function withFiringAlerts(incident: Incident | undefined, { event }: RecordedEvent): Incident | undefined {
+  const fingerprint = event['im.fingerprint'];
+  if (!incident || fingerprint === undefined || (event.type !== ALERT_TRIGGER_TYPE && event.type !== ALERT_RESOLVE_TYPE)) return incident;
+  const others = (incident.firingAlerts ?? []).filter((firing) => firing !== fingerprint);
+  const firingAlerts = event.type === ALERT_TRIGGER_TYPE ? [...others, fingerprint] : others;
+  const next: Incident = { ...incident, firingAlerts };
+  // Absent rather than empty, as for an incident that never had an alert.
+  if (firingAlerts.length === 0) delete next.firingAlerts;
+  return next;
+}
 
 /**
  * The incident read model: the same fold the write side decides on. An
@@ -13,10 +29,13 @@ export const incidentProjection: Projection<Incident> = {
   keyOf: ({ streamId }) =>
     streamId.startsWith(INCIDENT_STREAM_PREFIX) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined,
   evolve: (doc, recorded) =>
-    evolve(doc, {
-      ...toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length)),
-      time: recorded.recordedAt,
-    }),
+    withFiringAlerts(
+      evolve(doc, {
+        ...toLedgerEvent(recorded.event, recorded.streamId.slice(INCIDENT_STREAM_PREFIX.length)),
+        time: recorded.recordedAt,
+      }),
+      recorded,
+    ),
   schema: documentSchema({
     fields: {
       status: { type: 'text', path: ['status'] },

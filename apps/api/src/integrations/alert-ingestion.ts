@@ -1,0 +1,79 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { NotFoundError } from '@im/incidents';
+import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
+import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { ReadYourWrites } from '../ledger/read-your-writes';
+import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
+import { parseCloudEventBody } from '../timeline/cloud-event.body';
+import { TimelineAppendHandler } from '../timeline/timeline-append.handler';
+import { alertEvent } from './alert-event';
+import type { AlertPayload } from './alert-payload.body';
+
+/** A resolution of an alert that never opened an incident: nothing to attach it to, and nothing stored. */
+export interface IgnoredResult {
+  index: number;
+  status: 200;
+  ignored: true;
+  reason: string;
+}
+
+export type AlertResult = AppendResult | IgnoredResult;
+
+export interface AlertResults {
+  results: AlertResult[];
+}
+
+/** Alertmanager ignores it (it retries with its own backoff); other senders may not. */
+export const RETRY_AFTER_SECONDS = 5;
+
+type Outcome = { result: AlertResult; position?: bigint } | { unavailable: ClientError };
+
+/**
+ * A webhook payload of an alert source: each alert appended as if it came
+ * alone through the timeline (dedup, routing by fingerprint, the decider),
+ * all at once, then one wait for the read models. When the service cannot
+ * store now, the whole payload is 503: the sender sends it again, and what
+ * was stored already comes back as duplicates.
+ */
+@Injectable()
+export class AlertIngestion {
+  constructor(
+    private readonly appender: TimelineAppendHandler,
+    private readonly views: ReadYourWrites,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+  ) {}
+
+  async ingest(payload: AlertPayload): Promise<AlertResults> {
+    const outcomes = await Promise.all(payload.alerts.map((_, index) => this.store(payload, index)));
+    const unavailable = outcomes.find((outcome) => 'unavailable' in outcome);
+    if (unavailable) throw retryLater(unavailable.unavailable);
+    const positions = outcomes.flatMap((outcome) => ('position' in outcome && outcome.position !== undefined ? [outcome.position] : []));
+    if (positions.length > 0) {
+      try {
+        await this.views.waitFor(positions.reduce((a, b) => (a > b ? a : b)));
+      } catch (error) {
+        throw retryLater(classify(error));
+      }
+    }
+    return { results: outcomes.map((outcome) => (outcome as { result: AlertResult }).result) };
+  }
+
+  private async store({ sender, receiver, alerts }: AlertPayload, index: number): Promise<Outcome> {
+    const alert = alerts[index];
+    try {
+      // Checked as any appended event is (size, names), so an odd alert is refused alone.
+      const event = parseCloudEventBody(alertEvent(alert, sender, receiver, this.ids.eventId()));
+      const { answer, position } = await this.appender.record(event);
+      return { result: appendedResult(index, answer), position };
+    } catch (error) {
+      if (error instanceof NotFoundError && alert.status === 'resolved') {
+        return { result: { index, status: 200, ignored: true, reason: `${error.message}: the resolution of an alert that opened no incident is not recorded` } };
+      }
+      const client = classify(error);
+      return client.status >= 500 ? { unavailable: client } : { result: refusedResult(index, client) };
+    }
+  }
+}
+
+/** Any server-side failure (storage, views behind, PDP) as the one answer an alert source retries: 503. */
+const retryLater = ({ message }: ClientError) => new RetryLaterError(`${message} (send the payload again: alerts already stored are answered as duplicates)`, RETRY_AFTER_SECONDS);

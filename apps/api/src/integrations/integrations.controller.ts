@@ -1,0 +1,29 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { RequireRole } from '../auth/access.decorators';
+import { TIMELINE_ROLES } from '../auth/principal';
+import { type AlertResults, AlertIngestion } from './alert-ingestion';
+import { parseAlertmanagerPayload, parseGrafanaPayload } from './alert-payload.body';
+import { IntegrationsApiDocs } from './integrations.api-docs';
+
+/** Webhook receivers of monitoring systems: each alert of a payload becomes one ledger event. */
+@IntegrationsApiDocs.controller
+@Controller('api/v1/integrations')
+export class IntegrationsController {
+  constructor(private readonly alerts: AlertIngestion) {}
+
+  @Post('alertmanager')
+  @HttpCode(200)
+  @RequireRole(TIMELINE_ROLES.writer)
+  @IntegrationsApiDocs.alertmanager
+  alertmanager(@Body() body: unknown): Promise<AlertResults> {
+    return this.alerts.ingest(parseAlertmanagerPayload(body));
+  }
+
+  @Post('grafana')
+  @HttpCode(200)
+  @RequireRole(TIMELINE_ROLES.writer)
+  @IntegrationsApiDocs.grafana
+  grafana(@Body() body: unknown): Promise<AlertResults> {
+    return this.alerts.ingest(parseGrafanaPayload(body));
+  }
+}
