@@ -10,13 +10,14 @@ import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
+import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
+      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, IntegrationKeysModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }
