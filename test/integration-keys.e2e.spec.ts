@@ -109,6 +109,13 @@ describe.each(['development', 'production'] as const)('integration keys (%s mode
     expect(events.text).not.toContain('key_hash');
   });
 
+  it('declares the key as a bearer scheme of its own, on the routes that accept it only', async () => {
+    const doc = (await t.http().get('/api/v1/openapi.json').set(admin()).expect(200)).body;
+    expect(doc.components.securitySchemes.integrationKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/api/v1/timeline/events'].post.security).toEqual([{ bearer: [] }, { integrationKey: [] }]);
+    expect(doc.paths['/api/v1/incidents/{id}/timeline'].get.security).toEqual([{ bearer: [] }]);
+  });
+
   it('refuses a mistyped, unknown or forged key with the same 401', async () => {
     const created = await create();
     const [, id, secretPart] = created.key.split('_');
