@@ -1,5 +1,5 @@
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { INTEGRATION_KEY_NAME_MAX_LENGTH, INTEGRATION_KEY_ROLES } from '@im/incidents';
+import { INTEGRATION_KEY_NAME_MAX_LENGTH, INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_ROLES } from '@im/incidents';
 import { ApiErrors, apiDocs } from '../diagnostics/api-docs.decorators';
 
 /** The OpenAPI declaration of each integration-key route; the controller only routes. */
@@ -10,25 +10,26 @@ const CREATE_BODY = {
   required: ['name', 'roles'],
   properties: { name: { type: 'string', minLength: 1, maxLength: INTEGRATION_KEY_NAME_MAX_LENGTH, example: 'alertmanager-prod' }, roles: ROLES },
 };
+/** What the create answer and the list both show of a key. */
+const KEY_FIELDS = {
+  id: { type: 'string', example: '3f9c2a7e5b1d8c04' },
+  name: { type: 'string' },
+  roles: ROLES,
+  created_at: { type: 'string', format: 'date-time' },
+};
 const CREATED = {
   type: 'object',
-  required: ['id', 'name', 'roles', 'key', 'created_at'],
+  required: [...Object.keys(KEY_FIELDS), 'key'],
   properties: {
-    id: { type: 'string', example: '3f9c2a7e5b1d8c04' },
-    name: { type: 'string' },
-    roles: ROLES,
-    key: { type: 'string', pattern: '^imk_[0-9a-f]{16}_[0-9a-f]{64}$', description: 'The secret: shown this once, only its hash is kept' },
-    created_at: { type: 'string', format: 'date-time' },
+    ...KEY_FIELDS,
+    key: { type: 'string', pattern: INTEGRATION_KEY_PATTERN.source, description: 'The secret: shown this once, only its hash is kept' },
   },
 };
 const KEY = {
   type: 'object',
-  required: ['id', 'name', 'roles', 'created_at', 'created_by', 'revoked_at', 'revoked_by'],
+  required: [...Object.keys(KEY_FIELDS), 'created_by', 'revoked_at', 'revoked_by'],
   properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    roles: ROLES,
-    created_at: { type: 'string', format: 'date-time' },
+    ...KEY_FIELDS,
     created_by: { type: 'string', description: 'The administrator who created it' },
     revoked_at: { type: 'string', format: 'date-time', nullable: true, description: 'null while the key is valid' },
     revoked_by: { type: 'string', nullable: true },
