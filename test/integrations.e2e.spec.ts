@@ -8,7 +8,8 @@ import { bearer, token } from './support/tokens';
 /**
  * The alert receivers (extensions.md section 2): Grafana's cited payload posted
  * as Grafana sends it, and a real Prometheus Alertmanager pointed at the
- * running service with a bearer token holding timeline.writer.
+ * running service with an integration key (created through the API, as an
+ * operator would) as its bearer credential.
  */
 
 const WRITER = token({ sub: 'monitoring', roles: ['timeline.writer'] });
@@ -114,9 +115,13 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
 
 (skip ? describe.skip : describe)('a real Prometheus Alertmanager pointed at the service', () => {
   let am: Alertmanager;
+  let keyId: string;
   beforeAll(async () => {
     const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
-    am = await startAlertmanager({ webhookUrl: `${url}/api/v1/integrations/alertmanager`, bearer: WRITER, receiver: 'incident-service', groupBy: ['alertname'] });
+    const admin = bearer(token({ sub: 'ops-admin', roles: ['integrations.admin'] }));
+    const created = await t.http().post('/api/v1/integration-keys').set(admin).send({ name: 'alertmanager', roles: ['timeline.writer'] }).expect(201);
+    keyId = created.body.id;
+    am = await startAlertmanager({ webhookUrl: `${url}/api/v1/integrations/alertmanager`, bearer: created.body.key, receiver: 'incident-service', groupBy: ['alertname'] });
   });
   afterAll(() => am?.stop());
 
@@ -136,6 +141,8 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
     await am.waitForMetrics((m) => m.requests >= before.requests + 1 && m.requestsFailed === 0);
     const triggers = await alertEvents(id);
     expect(triggers.map((e) => [e.event_type, e.data.services])).toEqual([['im.alert.trigger', ['edge']]]);
+    // The timeline names the integration that wrote the alert.
+    expect((triggers[0] as unknown as { actor: string }).actor).toBe(`integration:${keyId}`);
 
     await am.resolve([labels]);
     let view = await incident(id);

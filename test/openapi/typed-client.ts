@@ -28,6 +28,7 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
   let incidentId = 'INC-00000000';
   let eventId: string = randomUUID();
+  let integrationKeyId = '0000000000000000';
   const path = () => ({ path: { id: incidentId } });
   const noticeErrors = (error: ErrorBody | undefined): string | undefined => error && `${error.status} ${error.error}`;
 
@@ -189,6 +190,29 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         const { data, response } = await api.GET('/api/v1/openapi.json');
         const version: unknown = data?.openapi;
         return { responses: [response], read: version };
+      },
+    },
+    '/api/v1/integration-keys': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/integration-keys', { body: { name: 'typed-client', roles: ['timeline.writer'] } });
+        if (data) integrationKeyId = data.id;
+        const secret: string | undefined = data?.key;
+        return { responses: [response], read: secret?.startsWith('imk_') };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/integration-keys');
+        const revoked: (string | null | undefined)[] | undefined = data?.map((key) => key.revoked_at);
+        return { responses: [response], read: revoked };
+      },
+    },
+    '/api/v1/integration-keys/{id}': {
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/integration-keys/{id}', { params: { path: { id: integrationKeyId } } })).response] }),
+    },
+    '/api/v1/integration-keys/events': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/integration-keys/events');
+        const types: string[] | undefined = data?.map((event) => event.type);
+        return { responses: [response], read: types };
       },
     },
     '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },

@@ -11,13 +11,25 @@ import { TimelineModule } from './timeline/timeline.module';
 import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
+import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
     return {
       module: AppModule,
-      imports: [PersistenceModule.forRoot(config, stores), AuthModule, PolicyModule, HealthModule, IncidentsModule, TimelineModule, IntegrationsModule, GraphqlApiModule.forRoot(config), DiagnosticsModule.forRoot(config)],
+      imports: [
+        PersistenceModule.forRoot(config, stores),
+        AuthModule,
+        PolicyModule,
+        HealthModule,
+        IncidentsModule,
+        TimelineModule,
+        IntegrationsModule,
+        IntegrationKeysModule,
+        GraphqlApiModule.forRoot(config),
+        DiagnosticsModule.forRoot(config),
+      ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }

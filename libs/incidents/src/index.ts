@@ -8,3 +8,4 @@ export * from './responder-rules';
 export * from './notification-preferences';
 export * from './incident.schema';
 export * from './stream-names';
+export * from './integration-keys';

@@ -13,6 +13,8 @@ export const USER_STREAM_PREFIX = 'user-';
 export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
 /** Scratch streams of the diagnostics self-test; no user-facing read model reads them. */
 export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
+/** The one stream of integration keys: every key created and revoked, in order. */
+export const INTEGRATION_KEYS_STREAM = 'integration-keys';
 
 /**
  * Every stream the service appends to. A KurrentDB server holds other streams
@@ -25,6 +27,8 @@ export const SERVICE_STREAM_PREFIXES: readonly string[] = [
   USER_STREAM_PREFIX,
   FINGERPRINT_STREAM_PREFIX,
   DIAGNOSTICS_STREAM_PREFIX,
+  // A whole stream name is its own prefix; no other stream starts with it.
+  INTEGRATION_KEYS_STREAM,
 ];
 
 /** Event of a user stream: carries the whole, merged preferences. */

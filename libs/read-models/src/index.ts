@@ -17,3 +17,5 @@ export * from './assignments/assignment.projection';
 export * from './preferences/preferences.projection';
 export * from './preferences/preferences-queries.port';
 export * from './probes/probe.projection';
+export * from './integration-keys/integration-key.projection';
+export * from './integration-keys/integration-key-queries.port';

@@ -3,6 +3,7 @@ import type { Incident } from '@im/incidents';
 import type { RecordedEvent } from '@im/event-store';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { incidentProjection } from './incidents/incident.projection';
+import { integrationKeyProjection } from './integration-keys/integration-key.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
 import type { Projection } from './projection';
@@ -243,5 +244,35 @@ describe('probe projection', () => {
     await docs.deliver(probe);
     expect(docs.doc(probe.event.id)).toEqual(first);
     expect(probeProjection.evolve(first, probe)).toBe(first);
+  });
+});
+
+describe('integration key projection', () => {
+  const created = (id: string) =>
+    recorded('integration-keys', 'im.integration_key.created', { 'im.actor': 'ops-admin', data: { id, name: 'alertmanager', roles: ['timeline.writer'], key_hash: 'ab'.repeat(32) } });
+  const revoked = (id: string) => recorded('integration-keys', 'im.integration_key.revoked', { 'im.actor': 'root', data: { id } });
+
+  it('keeps each key from its creation, and marks it revoked, by whom and when', async () => {
+    const a = created('00000000000000aa');
+    const revoke = revoked('00000000000000aa');
+    const docs = await new Documents(integrationKeyProjection).deliver(a, created('00000000000000bb'), revoke);
+    expect(docs.doc('00000000000000aa')).toEqual({
+      id: '00000000000000aa', name: 'alertmanager', roles: ['timeline.writer'], keyHash: 'ab'.repeat(32),
+      createdAt: a.event.time, createdBy: 'ops-admin', revokedAt: revoke.event.time, revokedBy: 'root',
+    });
+    expect(docs.doc('00000000000000bb')?.revokedAt).toBeNull();
+  });
+
+  it('ignores other streams and event types, and a revoke of a key it never saw', async () => {
+    expect(integrationKeyProjection.keyOf(recorded(stream, 'im.integration_key.created', { data: { id: 'x' } }))).toBeUndefined();
+    expect(integrationKeyProjection.keyOf(recorded('integration-keys', 'im.other', { data: { id: 'x' } }))).toBeUndefined();
+    expect((await new Documents(integrationKeyProjection).deliver(revoked('00000000000000cc'))).doc('00000000000000cc')).toBeUndefined();
+  });
+
+  it('keeps a key revoked when its creation is delivered again (at-least-once)', async () => {
+    const a = created('00000000000000aa');
+    const docs = await new Documents(integrationKeyProjection).deliver(a, revoked('00000000000000aa'));
+    await docs.deliver(a);
+    expect(docs.doc('00000000000000aa')?.revokedAt).not.toBeNull();
   });
 });

@@ -3,6 +3,7 @@ import { timelineProjection } from './timeline/timeline.projection';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
+import { integrationKeyProjection } from './integration-keys/integration-key.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -12,4 +13,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   assignmentProjection,
   preferencesProjection,
   probeProjection,
+  integrationKeyProjection,
 ] as Projection<unknown>[];

@@ -6,6 +6,7 @@ import { incidentProjection } from './incidents/incident.projection';
 import { timelineProjection, toTimelineEntry, toTimelineRecord } from './timeline/timeline.projection';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
+import { integrationKeyProjection, type IntegrationKeyRecord } from './integration-keys/integration-key.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
 
 export interface ReadStoreHarness {
@@ -193,6 +194,19 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       const prefs = { userId: 'alice', pushEnabled: true, severityFilter: ['SEV-1'], quietHours: null, channels: ['push'], updatedAt: 'now' };
       await store.commit(preferencesProjection.name, [{ key: 'alice', doc: prefs, position: 1n }], 1n);
       expect(await store.preferences.findByUser('alice')).toEqual(prefs);
+    });
+
+    it('finds an integration key by id, revoked or not, and lists keys oldest first, ties by id', async () => {
+      await store.reset(integrationKeyProjection.name);
+      const key = (id: string, createdAt: string, revokedAt: string | null = null): IntegrationKeyRecord => ({
+        id, name: `key ${id}`, roles: ['timeline.writer'], keyHash: 'ab'.repeat(32), createdAt, createdBy: 'admin', revokedAt, revokedBy: revokedAt && 'admin',
+      });
+      expect(await store.integrationKeys.findById('00000000000000b1')).toBeUndefined();
+      expect(await store.integrationKeys.list()).toEqual([]);
+      const keys = [key('00000000000000b2', '2026-11-22T10:00:00.000Z'), key('00000000000000b1', '2026-11-22T10:00:00.000Z', '2026-11-22T11:00:00.000Z'), key('00000000000000a0', '2026-11-22T12:00:00.000Z')];
+      await store.commit(integrationKeyProjection.name, keys.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
+      expect(await store.integrationKeys.findById('00000000000000b1')).toEqual(keys[1]);
+      expect((await store.integrationKeys.list()).map((k) => k.id)).toEqual(['00000000000000b1', '00000000000000b2', '00000000000000a0']);
     });
 
     it('reset drops the documents and the checkpoint', async () => {

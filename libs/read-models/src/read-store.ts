@@ -2,6 +2,7 @@ import type { ProjectionStore } from './projection-store.port';
 import type { IncidentQueries } from './incidents/incident-queries.port';
 import type { TimelineQueries } from './timeline/timeline-queries.port';
 import type { PreferencesQueries } from './preferences/preferences-queries.port';
+import type { IntegrationKeyQueries } from './integration-keys/integration-key-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -12,5 +13,6 @@ export interface ReadStore extends ProjectionStore {
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
+  readonly integrationKeys: IntegrationKeyQueries;
   close(): Promise<void>;
 }

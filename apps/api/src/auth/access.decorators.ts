@@ -15,6 +15,15 @@ export const Public = () => SetMetadata(ACCESS_KEY, { kind: 'public' } satisfies
 /** A valid token carrying `role`, in every mode. */
 export const RequireRole = (role: string) => SetMetadata(ACCESS_KEY, { kind: 'role', role } satisfies Access);
 
+export const INTEGRATION_KEY_ACCESS = 'im:accepts-integration-key';
+
+/**
+ * The route also accepts an integration key (the timeline append and the
+ * integration endpoints); everywhere else a key is refused with 403. Goes
+ * beside `@RequireRole`, which still names the role the key must carry.
+ */
+export const AcceptsIntegrationKey = () => SetMetadata(INTEGRATION_KEY_ACCESS, true);
+
 /** The caller, as the auth guard established it. */
 export const CurrentPrincipal = createParamDecorator(
   (_: unknown, context: ExecutionContext): Principal =>

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, In
 import { Reflector } from '@nestjs/core';
 import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
-import { ACCESS_KEY, type Access } from './access.decorators';
+import { ACCESS_KEY, type Access, INTEGRATION_KEY_ACCESS } from './access.decorators';
 import { ANONYMOUS, type Principal } from './principal';
 import { RequestAuthenticator } from './request-authenticator';
 
@@ -10,6 +10,13 @@ import { RequestAuthenticator } from './request-authenticator';
 export function demandRole(principal: Principal, role: string): void {
   if (!principal.authenticated) throw new UnauthorizedException(`A bearer token with the ${role} role is required (Authorization: Bearer <token>)`);
   if (!principal.roles.includes(role)) throw new ForbiddenException(`This needs the ${role} role`);
+}
+
+/** 403 for an integration key anywhere but the routes that accept one (and GraphQL, which accepts none). */
+export function refuseIntegrationKey(principal: Principal): void {
+  if (principal.integrationKey !== undefined) {
+    throw new ForbiddenException('An integration key is accepted only by the timeline append and the integration endpoints; use a token here');
+  }
 }
 
 /**
@@ -39,6 +46,7 @@ export class AuthGuard implements CanActivate {
     }
     const principal = await this.authenticator.authenticate(request);
     request.user = principal;
+    if (!this.reflector.getAllAndOverride<boolean | undefined>(INTEGRATION_KEY_ACCESS, [context.getHandler(), context.getClass()])) refuseIntegrationKey(principal);
     if (access?.kind === 'role') demandRole(principal, access.role);
     return true;
   }

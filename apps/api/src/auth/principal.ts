@@ -7,6 +7,8 @@ export interface Principal {
   clearance: Visibility;
   dataAccess: DataClass[];
   authenticated: boolean;
+  /** Set when an integration key authenticated the caller: its id. Such a caller may use only the routes that accept keys. */
+  integrationKey?: string;
 }
 
 export const TIMELINE_ROLES = {
@@ -14,6 +16,9 @@ export const TIMELINE_ROLES = {
   reader: 'timeline.reader',
   exporter: 'timeline.exporter',
 } as const;
+
+/** Creates, lists and revokes integration keys, and reads their ledger. */
+export const INTEGRATIONS_ADMIN_ROLE = 'integrations.admin';
 
 /** The caller of an open development endpoint without a token: sees only what is public. */
 export const ANONYMOUS: Principal = {

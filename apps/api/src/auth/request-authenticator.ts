@@ -2,7 +2,9 @@ import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { Passport } from 'passport';
 import { APP_CONFIG, type AppConfig } from '@im/config';
+import { looksLikeIntegrationKey } from '@im/incidents';
 import type { Principal } from './principal';
+import { IntegrationKeyAuthenticator } from './integration-key.authenticator';
 import { JwtStrategy } from './jwt.strategy';
 
 /** Why passport-jwt refused, in words a client can act on. */
@@ -12,6 +14,12 @@ export function unauthorized(info: unknown): UnauthorizedException {
     reason === 'No auth token' ? 'A bearer token is required (Authorization: Bearer <token>)' : `The bearer token is not valid: ${reason}`,
   );
 }
+
+/** The credential of `Bearer imk_…` (the scheme in any case, as passport-jwt reads it); undefined for any other header. */
+const integrationKeyOf = (header: string): string | undefined => {
+  const credential = /^bearer\s+(\S+)$/i.exec(header)?.[1];
+  return credential !== undefined && looksLikeIntegrationKey(credential) ? credential : undefined;
+};
 
 interface HeaderCarrier {
   headers: Record<string, unknown>;
@@ -38,6 +46,10 @@ function expiresAt(token: string): number | undefined {
  * expire, for at most half of JWT_KEY_REMOVAL_MS: the JWKS key cache has the
  * other half, so a key removed from the JWKS stops working within the whole
  * (a minute by default). Failures are never remembered.
+ *
+ * A bearer that starts with `imk_` is an integration key, never a JWT: it is
+ * checked against the keys on every request and never remembered here, so a
+ * revocation holds from the next request on.
  */
 @Injectable()
 export class RequestAuthenticator {
@@ -46,13 +58,19 @@ export class RequestAuthenticator {
   /** How long a verified token is trusted without verifying its signature again (capped by its exp). */
   private readonly verifiedTtlMs: number;
 
-  constructor(strategy: JwtStrategy, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    strategy: JwtStrategy,
+    private readonly integrationKeys: IntegrationKeyAuthenticator,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     this.passport.use('jwt', strategy);
     this.verifiedTtlMs = config.jwt.keyRemovalMs / 2;
   }
 
   async authenticate(request: HeaderCarrier): Promise<Principal> {
     const header = request.headers.authorization;
+    const key = typeof header === 'string' ? integrationKeyOf(header) : undefined;
+    if (key !== undefined) return this.integrationKeys.authenticate(key);
     const token = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : undefined;
     const known = token === undefined ? undefined : this.verified.get(token);
     if (known) return known;

@@ -3,7 +3,7 @@ import { ModulesContainer, Reflector } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '@im/config';
 import { version } from '../../../../package.json';
-import { ACCESS_KEY, type Access } from '../auth/access.decorators';
+import { ACCESS_KEY, type Access, INTEGRATION_KEY_ACCESS } from '../auth/access.decorators';
 import { ERROR_TEXT, errorResponse } from './api-docs.decorators';
 import { ERROR_BODY_SCHEMA, openApiComponents, toOpenApiSchema } from './published-schemas';
 
@@ -16,15 +16,22 @@ type OperationObject = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type ParameterObject = Extract<NonNullable<OperationObject['parameters']>[number], { in: string }>;
 
 const BEARER = 'bearer';
+const INTEGRATION_KEY = 'integrationKey';
+
+/** Who may call an operation: its access rule, and whether an integration key is accepted beside a token. */
+interface OperationAccess {
+  access: Access | undefined;
+  acceptsIntegrationKey: boolean;
+}
 
 /**
  * Who may call each operation, read from the same `@Public`/`@RequireRole`
  * metadata the auth guard enforces, by the operation id Swagger derives from
  * the handler (`Controller_method`, `[n]` appended for a handler with several paths).
  */
-function accessByOperationId(app: INestApplication): Map<string, Access | undefined> {
+function accessByOperationId(app: INestApplication): Map<string, OperationAccess> {
   const reflector = app.get(Reflector);
-  const access = new Map<string, Access | undefined>();
+  const access = new Map<string, OperationAccess>();
   for (const module of app.get(ModulesContainer).values()) {
     for (const { metatype } of module.controllers.values()) {
       if (typeof metatype !== 'function') continue;
@@ -32,7 +39,10 @@ function accessByOperationId(app: INestApplication): Map<string, Access | undefi
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[method];
         if (method === 'constructor' || typeof handler !== 'function') continue;
-        access.set(`${metatype.name}_${method}`, reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [handler, metatype]));
+        access.set(`${metatype.name}_${method}`, {
+          access: reflector.getAllAndOverride<Access | undefined>(ACCESS_KEY, [handler, metatype]),
+          acceptsIntegrationKey: reflector.getAllAndOverride<boolean | undefined>(INTEGRATION_KEY_ACCESS, [handler, metatype]) === true,
+        });
       }
     }
   }
@@ -44,14 +54,16 @@ function accessByOperationId(app: INestApplication): Map<string, Access | undefi
  * auth guard decides them: public routes need nothing; a role needs a token in
  * every mode (401, 403); other routes need a token in production and serve
  * callers without one in development (`{}`: no security), though a token that
- * is sent must verify (401).
+ * is sent must verify (401). A route that accepts an integration key names
+ * that scheme as an alternative to the token.
  */
-function declareAccess(operation: OperationObject, access: Access | undefined, env: AppConfig['env']): void {
+function declareAccess(operation: OperationObject, { access, acceptsIntegrationKey }: OperationAccess, env: AppConfig['env']): void {
   if (access?.kind === 'public') {
     operation.security = [];
     return;
   }
-  operation.security = access === undefined && env === 'development' ? [{ [BEARER]: [] }, {}] : [{ [BEARER]: [] }];
+  const credentials: Record<string, string[]>[] = [{ [BEARER]: [] }, ...(acceptsIntegrationKey ? [{ [INTEGRATION_KEY]: [] }] : [])];
+  operation.security = access === undefined && env === 'development' ? [...credentials, {}] : credentials;
   const auth: OperationObject['responses'] = { 401: errorResponse(ERROR_TEXT[401]) };
   if (access?.kind === 'role') auth[403] = errorResponse(`${ERROR_TEXT[403]} ${access.role}`);
   operation.responses = { ...auth, ...operation.responses };
@@ -86,14 +98,23 @@ export function buildOpenApiDocument(app: INestApplication, config: Pick<AppConf
     .setLicense('MIT', 'https://opensource.org/licenses/MIT')
     // Relative: the paths are served by the instance that serves this document.
     .addServer('/')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER);
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'imk_<16 hex id>_<64 hex secret>',
+        description: 'An integration key (POST /api/v1/integration-keys): accepted only by the operations that list it',
+      },
+      INTEGRATION_KEY,
+    );
   const document = SwaggerModule.createDocument(app, builder.build());
   const access = accessByOperationId(app);
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item) as [string, OperationObject][]) {
-      const operationAccess = access.get(operation.operationId?.replace(/\[\d+\]$/, '') ?? '');
+      const operationAccess = access.get(operation.operationId?.replace(/\[\d+\]$/, '') ?? '') ?? { access: undefined, acceptsIntegrationKey: false };
       declareAccess(operation, operationAccess, config.env);
-      if (operationAccess?.kind !== 'public') declareStorageFaults(method, operation);
+      if (operationAccess.access?.kind !== 'public') declareStorageFaults(method, operation);
       declarePathParameters(path, operation);
     }
   }

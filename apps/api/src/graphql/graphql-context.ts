@@ -25,6 +25,9 @@ export function graphqlContextFactory(authenticator: RequestAuthenticator, incid
     } catch (error) {
       throw new GraphQLError((error as Error).message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
     }
+    if (principal.integrationKey !== undefined) {
+      throw new GraphQLError('An integration key is not accepted by GraphQL; use a token', { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+    }
     return {
       principal,
       incidents: new DataLoader(async (ids) => {

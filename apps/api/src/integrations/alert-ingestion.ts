@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
+import type { Principal } from '../auth/principal';
 import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
 import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';
+import { attributed } from '../timeline/event-attribution';
 import { TimelineAppendHandler } from '../timeline/timeline-append.handler';
 import { alertEvent } from './alert-event';
 import type { AlertPayload } from './alert-payload.body';
@@ -43,8 +45,8 @@ export class AlertIngestion {
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
-  async ingest(payload: AlertPayload): Promise<AlertResults> {
-    const outcomes = await Promise.all(payload.alerts.map((_, index) => this.store(payload, index)));
+  async ingest(payload: AlertPayload, writer: Principal): Promise<AlertResults> {
+    const outcomes = await Promise.all(payload.alerts.map((_, index) => this.store(payload, index, writer)));
     const unavailable = outcomes.find((outcome) => 'unavailable' in outcome);
     if (unavailable) throw retryLater(unavailable.unavailable);
     const positions = outcomes.flatMap((outcome) => ('position' in outcome && outcome.position !== undefined ? [outcome.position] : []));
@@ -58,11 +60,11 @@ export class AlertIngestion {
     return { results: outcomes.map((outcome) => (outcome as { result: AlertResult }).result) };
   }
 
-  private async store({ sender, receiver, alerts }: AlertPayload, index: number): Promise<Outcome> {
+  private async store({ sender, receiver, alerts }: AlertPayload, index: number, writer: Principal): Promise<Outcome> {
     const alert = alerts[index];
     try {
       // Checked as any appended event is (size, names), so an odd alert is refused alone.
-      const event = parseCloudEventBody(alertEvent(alert, sender, receiver, this.ids.eventId()));
+      const event = attributed(parseCloudEventBody(alertEvent(alert, sender, receiver, this.ids.eventId())), writer);
       const { answer, position } = await this.appender.record(event);
       return { result: appendedResult(index, answer), position };
     } catch (error) {

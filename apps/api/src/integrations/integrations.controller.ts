@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { RequireRole } from '../auth/access.decorators';
-import { TIMELINE_ROLES } from '../auth/principal';
+import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { type AlertResults, AlertIngestion } from './alert-ingestion';
 import { parseAlertmanagerPayload, parseGrafanaPayload } from './alert-payload.body';
 import { IntegrationsApiDocs } from './integrations.api-docs';
@@ -14,16 +14,18 @@ export class IntegrationsController {
   @Post('alertmanager')
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.writer)
+  @AcceptsIntegrationKey()
   @IntegrationsApiDocs.alertmanager
-  alertmanager(@Body() body: unknown): Promise<AlertResults> {
-    return this.alerts.ingest(parseAlertmanagerPayload(body));
+  alertmanager(@Body() body: unknown, @CurrentPrincipal() writer: Principal): Promise<AlertResults> {
+    return this.alerts.ingest(parseAlertmanagerPayload(body), writer);
   }
 
   @Post('grafana')
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.writer)
+  @AcceptsIntegrationKey()
   @IntegrationsApiDocs.grafana
-  grafana(@Body() body: unknown): Promise<AlertResults> {
-    return this.alerts.ingest(parseGrafanaPayload(body));
+  grafana(@Body() body: unknown, @CurrentPrincipal() writer: Principal): Promise<AlertResults> {
+    return this.alerts.ingest(parseGrafanaPayload(body), writer);
   }
 }

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { INTEGRATION_KEY_ID_BYTES } from '@im/incidents';
 
 /** Where fresh ids come from: injected, so tests can draw an id that is taken. */
 export interface IdGenerator {
@@ -6,6 +7,8 @@ export interface IdGenerator {
   incidentId(): string;
   /** Id of an event the service itself writes. */
   eventId(): string;
+  /** The public id of an integration key: 16 lowercase hex characters. */
+  integrationKeyId(): string;
 }
 
 export const ID_GENERATOR = Symbol('ID_GENERATOR');
@@ -13,4 +16,5 @@ export const ID_GENERATOR = Symbol('ID_GENERATOR');
 export const randomIds: IdGenerator = {
   incidentId: () => `INC-${randomBytes(4).toString('hex')}`,
   eventId: () => randomUUID(),
+  integrationKeyId: () => randomBytes(INTEGRATION_KEY_ID_BYTES).toString('hex'),
 };

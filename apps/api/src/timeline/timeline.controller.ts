@@ -1,8 +1,9 @@
 import { Body, Controller, Get, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { parseCloudEventBody } from './cloud-event.body';
+import { attributed } from './event-attribution';
 import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
 import { parseTimelineExportFormat } from './timeline-export.query';
@@ -32,9 +33,10 @@ export class TimelineController {
   /** Structured-mode CloudEvent (application/cloudevents+json; plain application/json is accepted too). */
   @Post('timeline/events')
   @RequireRole(TIMELINE_ROLES.writer)
+  @AcceptsIntegrationKey()
   @TimelineApiDocs.append
-  async append(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppendAnswer> {
-    const answer = await this.appender.append(parseCloudEventBody(body));
+  async append(@Body() body: unknown, @CurrentPrincipal() writer: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppendAnswer> {
+    const answer = await this.appender.append(attributed(parseCloudEventBody(body), writer));
     void reply.status(answer.created ? 201 : 200);
     return answer;
   }

@@ -7,6 +7,8 @@ import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline
 import { timelineRowOf } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
+import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
+import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
 import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -84,6 +86,7 @@ export class MongoReadStore implements ReadStore {
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
+  readonly integrationKeys: IntegrationKeyQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -114,6 +117,16 @@ export class MongoReadStore implements ReadStore {
       findByUser: async (userId) => {
         const row = await this.models.preferences.findById(userId).lean();
         return row ? (JSON.parse(row.doc) as NotificationPreferences) : undefined;
+      },
+    };
+    this.integrationKeys = {
+      findById: async (id) => {
+        const row = await this.models.integration_keys.findById(id).lean();
+        return row ? (JSON.parse(row.doc) as IntegrationKeyRecord) : undefined;
+      },
+      list: async () => {
+        const rows = await this.models.integration_keys.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
+        return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyRecord);
       },
     };
   }

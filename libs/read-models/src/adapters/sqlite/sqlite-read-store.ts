@@ -7,6 +7,8 @@ import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline
 import { timelineRowOf } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
+import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
+import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
 import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -40,6 +42,7 @@ export class SqliteReadStore implements ReadStore {
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
+  readonly integrationKeys: IntegrationKeyQueries;
 
   /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -78,6 +81,15 @@ export class SqliteReadStore implements ReadStore {
         const doc = selectPreferences.get(userId) as string | undefined;
         return doc === undefined ? undefined : (JSON.parse(doc) as NotificationPreferences);
       },
+    };
+    const selectKey = this.db.prepare(`SELECT doc FROM integration_keys WHERE key = ?`).pluck();
+    const selectKeys = this.db.prepare(`SELECT doc FROM integration_keys ORDER BY created_at, key`).pluck();
+    this.integrationKeys = {
+      findById: async (id) => {
+        const doc = selectKey.get(id) as string | undefined;
+        return doc === undefined ? undefined : (JSON.parse(doc) as IntegrationKeyRecord);
+      },
+      list: async () => (selectKeys.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyRecord),
     };
   }
 

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { LedgerModule } from '../ledger/ledger.module';
+import { IntegrationKeyCommandHandler } from './integration-key-command.handler';
+import { IntegrationKeyQueryService } from './integration-key-query.service';
+import { IntegrationKeysController } from './integration-keys.controller';
+
+@Module({
+  imports: [LedgerModule],
+  controllers: [IntegrationKeysController],
+  providers: [IntegrationKeyCommandHandler, IntegrationKeyQueryService],
+})
+export class IntegrationKeysModule {}

@@ -1,0 +1,2 @@
+export * from './integration-key';
+export * from './integration-key.decider';
