@@ -1,8 +1,10 @@
-import { Body, Controller, Get, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { parseCloudEventBody } from './cloud-event.body';
+import type { AppendResult } from './append-result';
+import { parseAppendRequest } from './cloud-event.body';
 import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
 import { parseTimelineExportFormat } from './timeline-export.query';
@@ -29,12 +31,21 @@ export class TimelineController {
     private readonly reader: TimelineReader,
   ) {}
 
-  /** Structured-mode CloudEvent (application/cloudevents+json; plain application/json is accepted too). */
+  /** A CloudEvent in any content mode of the HTTP binding: structured, binary or a batch (200 with one result per event). */
   @Post('timeline/events')
   @RequireRole(TIMELINE_ROLES.writer)
   @TimelineApiDocs.append
-  async append(@Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppendAnswer> {
-    const answer = await this.appender.append(parseCloudEventBody(body));
+  async append(
+    @Body() body: unknown,
+    @Headers() headers: HttpHeaders,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AppendAnswer | { results: AppendResult[] }> {
+    const request = parseAppendRequest(headers, body);
+    if (request.mode === 'batch') {
+      void reply.status(200);
+      return { results: await this.appender.appendBatch(request.batch) };
+    }
+    const answer = await this.appender.append(request.event);
     void reply.status(answer.created ? 201 : 200);
     return answer;
   }

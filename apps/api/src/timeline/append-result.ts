@@ -1,0 +1,34 @@
+import { classify } from '../errors/error-mapping';
+
+/** What one append answers: the stored (or already stored) event and its incident. */
+export interface AppendAnswer {
+  event_id: string;
+  created: boolean;
+  incident_id: string;
+}
+
+/**
+ * One event's entry in an answer that reports several appends (a CloudEvents
+ * batch, an alert receiver's alerts), in the order they were sent: what the
+ * event would have been answered alone, with its status.
+ */
+export type AppendResult =
+  | ({ index: number; status: 201 | 200 } & AppendAnswer)
+  | { index: number; status: number; error: string };
+
+/**
+ * Runs one append and turns its outcome into its entry: 201 or 200 with the
+ * answer, or the status and message of a client error (400, 403, 404, 409,
+ * 413). A server error (503, 507, 500) is thrown: the whole request fails and
+ * the sender retries it; appends already made answer as duplicates then.
+ */
+export async function appendResultOf(index: number, append: () => Promise<AppendAnswer>): Promise<AppendResult> {
+  try {
+    const answer = await append();
+    return { index, status: answer.created ? 201 : 200, ...answer };
+  } catch (error) {
+    const { status, message } = classify(error);
+    if (status >= 500) throw error;
+    return { index, status, error: message };
+  }
+}
