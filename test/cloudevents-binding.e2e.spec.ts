@@ -39,7 +39,7 @@ const post = async (headers: Record<string, string>, body: string | Buffer): Pro
   const response = await fetch(url, { method: 'POST', headers: { ...AUTH, ...headers }, body });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
-const binaryHeaders = (fields: Record<string, string> = {}) => ({
+const binaryHeaders = (fields: Record<string, string> = {}): Record<string, string> => ({
   'ce-specversion': '1.0',
   'ce-id': randomUUID(),
   'ce-source': 'im://conformance',
