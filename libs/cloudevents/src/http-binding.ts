@@ -34,6 +34,7 @@ export function contentModeOf(contentType: string | undefined, headers: HttpHead
   return media === 'application/json' || media === '' ? 'structured' : undefined;
 }
 
+const PLAIN_VALUE = /^[\x20\x21\x23-\x24\x26-\x7e]*$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const isHexDigit = (byte: number | undefined) =>
   byte !== undefined && ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66));
@@ -48,6 +49,8 @@ const isHexDigit = (byte: number | undefined) =>
  * over as Latin-1, one character per byte, so raw UTF-8 bytes decode too.
  */
 export function decodeHeaderValue(value: string): string | undefined {
+  // Most values are plain printable ASCII: nothing to undo.
+  if (PLAIN_VALUE.test(value)) return value;
   const text = value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
   const raw = Buffer.from(text, 'latin1');
   const bytes = Buffer.alloc(raw.length);
