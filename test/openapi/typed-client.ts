@@ -78,9 +78,15 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
           'im.visibility': 'internal',
         };
         const { data, response } = await api.POST('/api/v1/timeline/events', { body: note, headers: { 'content-type': 'application/cloudevents+json' } });
-        if (data) eventId = data.event_id;
-        const created: boolean | undefined = data?.created;
-        return { responses: [response], read: created };
+        if (data && 'event_id' in data) eventId = data.event_id;
+        const created: boolean | undefined = data && 'created' in data ? data.created : undefined;
+        // A batch: the same note again (a duplicate) and one refused, answered 200 with one result each.
+        const batch = await api.POST('/api/v1/timeline/events', {
+          body: [{ ...note, id: randomUUID() }, { ...note, id: '' }],
+          headers: { 'content-type': 'application/cloudevents-batch+json' },
+        });
+        const statuses: number[] | undefined = batch.data && 'results' in batch.data ? batch.data.results.map((result) => result.status) : undefined;
+        return { responses: [response, batch.response], read: [created, statuses] };
       },
     },
     '/api/v1/timeline/events/{eventId}': {

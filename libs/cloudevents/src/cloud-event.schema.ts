@@ -36,10 +36,19 @@ export const CLOUD_EVENT_SCHEMA = {
       maxLength: 256,
       description: 'incident/<incident_id>: the incident the event belongs to',
     },
-    datacontenttype: { type: 'string', pattern: '^application/([a-z0-9.+-]+\\+)?json(;.*)?$' },
+    datacontenttype: {
+      type: 'string',
+      pattern: "^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+\\s*(;.*)?$",
+      description: 'RFC 2046 media type of the data; data (a JSON object) needs a JSON type (the default), other types carry data_base64',
+    },
     dataschema: { type: 'string', format: 'uri' },
     // additionalProperties spelt out: generated clients read a bare `type: object` as an empty object.
     data: { type: 'object', additionalProperties: true, description: 'Event data; keys used: title, severity, service, content' },
+    data_base64: {
+      type: 'string',
+      pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+      description: 'Data that is not JSON, as base64 (a text data string of a non-JSON datacontenttype is stored this way too)',
+    },
     'im.actor': { ...nonEmpty, description: 'Who or what triggered the event' },
     'im.origin_id': { ...nonEmpty, description: 'Idempotency key from the source system' },
     'im.correlation_key': { ...nonEmpty, description: 'Groups events across incidents' },

@@ -8,6 +8,8 @@ export interface CloudEvent {
   subject?: string;
   datacontenttype?: string;
   data?: Record<string, unknown>;
+  /** Data of a non-JSON datacontenttype, as base64. */
+  data_base64?: string;
   'im.actor'?: string;
   'im.origin_id'?: string;
   'im.correlation_key'?: string;

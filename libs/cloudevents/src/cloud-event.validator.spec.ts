@@ -93,3 +93,26 @@ describe('checkCloudEvent time: exactly what the read side can order', () => {
     },
   );
 });
+
+describe('checkCloudEvent data of other media types', () => {
+  const { specversion, id, source, type, time } = valid;
+  const minimal = { specversion, id, source, type, time };
+
+  it('accepts data_base64 with any media type, and stores a text data string of a non-JSON type as its bytes', () => {
+    expect(checkCloudEvent({ ...minimal, datacontenttype: 'image/png', data_base64: 'iVBORw0KGgo=' }).ok).toBe(true);
+    expect(checkCloudEvent({ ...minimal, datacontenttype: 'text/plain; charset=utf-8', data: 'Zoë' })).toEqual({
+      ok: true,
+      event: { ...minimal, datacontenttype: 'text/plain; charset=utf-8', data_base64: Buffer.from('Zoë').toString('base64') },
+    });
+  });
+
+  it.each([
+    [{ data: {}, data_base64: 'AA==' }, 'an event carries data or data_base64, not both'],
+    [{ datacontenttype: 'text/plain', data: { a: 1 } }, 'data is a JSON object, so datacontenttype must be a JSON media type, not text/plain (send other content as data_base64)'],
+    [{ data_base64: 'not base64' }, 'data_base64 must be base64'],
+    [{ datacontenttype: 'json' }, 'datacontenttype must be a media type (type/subtype)'],
+    [{ data: 'text' }, 'data must be object'],
+  ])('refuses %j', (change, message) => {
+    expect(errorsOf({ ...minimal, ...change })).toEqual([message]);
+  });
+});

@@ -1,7 +1,9 @@
 import Ajv2020, { type ErrorObject } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { normaliseAttributeNames } from './attribute-names';
 import type { CloudEvent } from './cloud-event';
 import { CLOUD_EVENT_SCHEMA, MAX_EVENT_BYTES, MAX_EVENT_NESTING } from './cloud-event.schema';
+import { isJsonMediaType } from './http-binding';
 import { parseTimestamp, TIMESTAMP_RULE } from './timestamp';
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
@@ -14,6 +16,13 @@ export type CloudEventCheck =
   | { ok: true; event: CloudEvent }
   | { ok: false; tooLarge: boolean; errors: string[] };
 
+const PATTERN_RULES: Record<string, string> = {
+  type: 'type must start with "im."',
+  subject: 'subject must be incident/<incident_id>',
+  datacontenttype: 'datacontenttype must be a media type (type/subtype)',
+  data_base64: 'data_base64 must be base64',
+};
+
 function describe(error: ErrorObject): string {
   const field = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : 'event';
   switch (error.keyword) {
@@ -24,11 +33,7 @@ function describe(error: ErrorObject): string {
     case 'const':
       return `${field} must be "${error.params.allowedValue}"`;
     case 'pattern':
-      return field === 'type'
-        ? 'type must start with "im."'
-        : field === 'subject'
-          ? 'subject must be incident/<incident_id>'
-          : `${field} is malformed`;
+      return PATTERN_RULES[field] ?? `${field} is malformed`;
     case 'format':
       return error.params.format === 'date-time'
         ? `${field} must be ${TIMESTAMP_RULE}`
@@ -63,10 +68,35 @@ export function checkCloudEvent(body: unknown): CloudEventCheck {
   if (nestsDeeperThan(body, MAX_EVENT_NESTING)) {
     return { ok: false, tooLarge: false, errors: [`an event may nest objects and arrays at most ${MAX_EVENT_NESTING} levels deep`] };
   }
-  if (Buffer.byteLength(JSON.stringify(body)) > MAX_EVENT_BYTES) {
+  const named = normaliseAttributeNames(body as Record<string, unknown>);
+  if (!named.ok) return { ok: false, tooLarge: false, errors: named.errors };
+  const event = withTextDataAsBytes(named.event);
+  if (Buffer.byteLength(JSON.stringify(event)) > MAX_EVENT_BYTES) {
     return { ok: false, tooLarge: true, errors: [`an event may be at most ${MAX_EVENT_BYTES / 1024} KiB`] };
   }
-  if (validate(body)) return { ok: true, event: body };
-  const errors = [...new Set((validate.errors ?? []).map(describe))];
-  return { ok: false, tooLarge: false, errors };
+  if (!validate(event)) return { ok: false, tooLarge: false, errors: [...new Set((validate.errors ?? []).map(describe))] };
+  const mismatch = dataMismatch(event);
+  return mismatch ? { ok: false, tooLarge: false, errors: [mismatch] } : { ok: true, event };
+}
+
+/**
+ * Text data of a non-JSON datacontenttype (`"data": "hello"` with text/plain,
+ * as structured mode sends what binary mode sends as a body) is kept as its
+ * UTF-8 bytes in `data_base64`: the ledger's `data` is always a JSON object,
+ * whichever mode an event came in.
+ */
+function withTextDataAsBytes(event: Record<string, unknown>): Record<string, unknown> {
+  const { data, datacontenttype } = event;
+  if (typeof data !== 'string' || typeof datacontenttype !== 'string' || isJsonMediaType(datacontenttype) || 'data_base64' in event) return event;
+  const { data: _text, ...rest } = event;
+  return { ...rest, data_base64: Buffer.from(data).toString('base64') };
+}
+
+/** What the CloudEvents JSON format forbids across attributes. */
+function dataMismatch(event: CloudEvent): string | undefined {
+  if (event.data !== undefined && event.data_base64 !== undefined) return 'an event carries data or data_base64, not both';
+  if (event.data !== undefined && event.datacontenttype !== undefined && !isJsonMediaType(event.datacontenttype)) {
+    return `data is a JSON object, so datacontenttype must be a JSON media type, not ${event.datacontenttype} (send other content as data_base64)`;
+  }
+  return undefined;
 }

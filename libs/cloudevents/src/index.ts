@@ -3,3 +3,5 @@ export * from './incident-event.mapping';
 export * from './cloud-event.schema';
 export * from './cloud-event.validator';
 export * from './timestamp';
+export * from './attribute-names';
+export * from './http-binding';

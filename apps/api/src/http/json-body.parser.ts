@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { contentModeOf, isJsonMediaType } from '@im/cloudevents';
 import { InvalidError } from '@im/incidents';
 
 /** Requests larger than this are refused with 413 before they are parsed. */
@@ -95,37 +96,52 @@ export function jsonObjectBody(body: unknown): Record<string, unknown> {
 
 const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
+/** A route whose body is read by the CloudEvents HTTP binding, so takes more than JSON. */
+export const CLOUDEVENTS_ROUTES = new Set(['/api/v1/timeline/events']);
+
+const unsupportedMediaType = (contentType: string | undefined) =>
+  Object.assign(new Error(`Unsupported Media Type: ${contentType ?? ''}`), { statusCode: 415 });
+
 /**
  * JSON bodies for our media types only (anything else is 415); an empty body
  * reads as "no body" so bodiless POSTs work whatever headers a client sends.
  * Fastify's parser also refuses `__proto__` and `constructor.prototype` keys.
  * A number that parsing would change is refused with 400 naming its field.
+ *
+ * The CloudEvents routes also take a batch (`application/cloudevents-batch+json`)
+ * and, with a `ce-specversion` header, a binary-mode body of any media type:
+ * JSON ones (`+json`) under the same limits, any other as raw bytes.
  */
 export function registerJsonParser(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  const parseJsonText = (request: FastifyRequest, text: string, done: (error: Error | null, body?: unknown) => void) => {
+    if (text.trim() === '') return done(null, undefined);
+    if (jsonNestsDeeperThan(text, MAX_BODY_NESTING)) {
+      return done(new InvalidError(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
+    }
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      const inexact = firstInexactNumber(text);
+      if (!inexact) return done(null, value);
+      const where = inexact.path === '' ? 'The body' : inexact.path;
+      done(
+        new InvalidError(
+          `${where} is the number ${shorten(inexact.literal)}, which cannot be stored exactly ` +
+            '(a JSON number is kept as a 64-bit float: integers up to 2^53, about 16 significant digits); send it as a string',
+        ),
+        undefined,
+      );
+    });
+  };
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    ['application/json', 'application/cloudevents+json'],
-    { parseAs: 'string' },
-    (request, body, done) => {
-      const text = body.toString();
-      if (text.trim() === '') return done(null, undefined);
-      if (jsonNestsDeeperThan(text, MAX_BODY_NESTING)) {
-        return done(new InvalidError(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
-      }
-      parseJson(request, text, (error, value) => {
-        if (error) return done(error, undefined);
-        const inexact = firstInexactNumber(text);
-        if (!inexact) return done(null, value);
-        const where = inexact.path === '' ? 'The body' : inexact.path;
-        done(
-          new InvalidError(
-            `${where} is the number ${shorten(inexact.literal)}, which cannot be stored exactly ` +
-              '(a JSON number is kept as a 64-bit float: integers up to 2^53, about 16 significant digits); send it as a string',
-          ),
-          undefined,
-        );
-      });
-    },
+  fastify.addContentTypeParser(['application/json', 'application/cloudevents+json'], { parseAs: 'string' }, (request, body, done) =>
+    parseJsonText(request, body.toString(), done),
   );
+  fastify.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    const contentType = request.headers['content-type'];
+    const mode = CLOUDEVENTS_ROUTES.has(request.routeOptions.url ?? '') ? contentModeOf(contentType, request.headers) : undefined;
+    if (mode === undefined) return done(unsupportedMediaType(contentType), undefined);
+    if (mode === 'batched' || isJsonMediaType(contentType)) return parseJsonText(request, body.toString(), done);
+    done(null, body);
+  });
 }

@@ -1,13 +1,19 @@
-import type { ClientError } from '../errors/error-mapping';
-import type { AppendAnswer } from './timeline-append.handler';
+import { type ClientError, classify } from '../errors/error-mapping';
+
+/** What one append answers: the stored (or already stored) event and its incident. */
+export interface AppendAnswer {
+  event_id: string;
+  created: boolean;
+  incident_id: string;
+}
 
 /**
- * One event's outcome in an answer that carries several (a CloudEvents batch,
- * an alert source's payload): what appending it alone would have answered,
- * with its place in the request.
+ * One event's entry in an answer that reports several appends (a CloudEvents
+ * batch, an alert receiver's alerts), in the order they were sent: what the
+ * event would have been answered alone, with its status.
  */
 export type AppendResult =
-  | ({ index: number; status: 200 | 201 } & AppendAnswer)
+  | ({ index: number; status: 201 | 200 } & AppendAnswer)
   | { index: number; status: number; error: string };
 
 /** A stored event (201) or a duplicate of one (200). */
@@ -15,3 +21,19 @@ export const appendedResult = (index: number, answer: AppendAnswer): AppendResul
 
 /** An event refused as appending it alone would have been. */
 export const refusedResult = (index: number, { status, message }: ClientError): AppendResult => ({ index, status, error: message });
+
+/**
+ * Runs one append and turns its outcome into its entry: 201 or 200 with the
+ * answer, or the status and message of a client error (400, 403, 404, 409,
+ * 413). A server error (503, 507, 500) is thrown: the whole request fails and
+ * the sender retries it; appends already made answer as duplicates then.
+ */
+export async function appendResultOf(index: number, append: () => Promise<AppendAnswer>): Promise<AppendResult> {
+  try {
+    return appendedResult(index, await append());
+  } catch (error) {
+    const client = classify(error);
+    if (client.status >= 500) throw error;
+    return refusedResult(index, client);
+  }
+}

@@ -1,4 +1,4 @@
-import { parseCloudEventBody } from './cloud-event.body';
+import { parseAppendRequest, parseCloudEventBody } from './cloud-event.body';
 
 const event = {
   specversion: '1.0',
@@ -25,5 +25,30 @@ describe('parseCloudEventBody (POST /api/v1/timeline/events)', () => {
   it('refuses an event over the size limit as too large (413)', () => {
     const big = { ...event, data: { content: 'x'.repeat(64 * 1024) } };
     expect(() => parseCloudEventBody(big)).toThrow(expect.objectContaining({ kind: 'too_large', message: expect.stringMatching(/^Invalid CloudEvent: /) }));
+  });
+});
+
+describe('parseAppendRequest: the content mode by Content-Type', () => {
+  const binary = { 'ce-specversion': '1.0', 'ce-id': event.id, 'ce-source': event.source, 'ce-type': event.type, 'ce-time': event.time };
+
+  it('reads structured, binary and batched requests', () => {
+    expect(parseAppendRequest({ 'content-type': 'application/cloudevents+json' }, event)).toEqual({ mode: 'single', event });
+    expect(parseAppendRequest({ ...binary, 'content-type': 'application/json' }, event.data)).toEqual({
+      mode: 'single',
+      event: { ...event, datacontenttype: 'application/json' },
+    });
+    expect(parseAppendRequest({ 'content-type': 'application/cloudevents-batch+json' }, [event, { ...event, id: '' }])).toEqual({
+      mode: 'batch',
+      batch: [{ event }, { refused: expect.objectContaining({ kind: 'invalid', message: 'Invalid CloudEvent: id must NOT have fewer than 1 characters' }) }],
+    });
+  });
+
+  it.each([
+    [{ 'content-type': 'application/cloudevents-batch+json' }, event, 'invalid', /must be a JSON array/],
+    [{ 'content-type': 'application/cloudevents-batch+json' }, Array.from({ length: 1001 }, () => event), 'too_large', /at most 1000 events, not 1001/],
+    [{ ...binary, 'ce-datacontenttype': 'x/y', 'content-type': 'application/json' }, {}, 'invalid', /^Invalid CloudEvent: ce-datacontenttype/],
+    [{ ...binary, 'ce-imvisiblity': 'confidential', 'content-type': 'application/json' }, {}, 'invalid', /did you mean imvisibility/],
+  ])('refuses %j', (headers, body, kind, message) => {
+    expect(() => parseAppendRequest(headers, body)).toThrow(expect.objectContaining({ kind, message: expect.stringMatching(message) }));
   });
 });

@@ -7,14 +7,11 @@ import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { incidentStream } from '../ledger/incident-stream';
 import { ReadYourWrites } from '../ledger/read-your-writes';
 import { RETRY_POLICY, type RetryPolicy } from '../ledger/retry-policy';
+import { type AppendAnswer, type AppendResult, appendResultOf } from './append-result';
+import type { BatchItem } from './cloud-event.body';
 import { type AppendLookups, decideAppend, type Duplicate, planAppend, RouteChangedError } from './append-plan';
 import { FingerprintClaims } from './fingerprint-claims';
 
-export interface AppendAnswer {
-  event_id: string;
-  created: boolean;
-  incident_id: string;
-}
 
 /** An append's answer, and the log position the read models must reach to show it (none for a duplicate). */
 export interface Recorded {
@@ -70,6 +67,15 @@ export class TimelineAppendHandler {
       () => this.commit(event),
       (error) => error instanceof RouteChangedError || error instanceof StreamTakenError,
     );
+  }
+
+  /** A batch: each event appended as if alone, in order; a refusal is its own entry's answer and undoes nothing. */
+  async appendBatch(batch: BatchItem[]): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const [index, item] of batch.entries()) {
+      results.push(await appendResultOf(index, () => ('refused' in item ? Promise.reject(item.refused) : this.append(item.event))));
+    }
+    return results;
   }
 
   private async commit(event: CloudEvent): Promise<Recorded> {

@@ -1,4 +1,6 @@
-import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { BATCH_MEDIA_TYPE, MAX_BATCH_EVENTS } from '@im/cloudevents';
 import { ApiErrors, apiDocs, ref } from '../diagnostics/api-docs.decorators';
 import { TIMELINE_EXPORT_FORMATS } from './timeline-export.query';
 import { DEFAULT_TIMELINE_LIMIT, MAX_TIMELINE_LIMIT, TIMELINE_ORDERS, TIMELINE_SEARCH_CRITERIA } from './timeline-filter';
@@ -10,6 +12,28 @@ const APPEND_ANSWER = {
   required: ['event_id', 'created', 'incident_id'],
   properties: { event_id: { type: 'string' }, created: { type: 'boolean' }, incident_id: { type: 'string' } },
 };
+/** One event's entry in a batch's answer (append-result.ts). */
+const APPEND_RESULT: SchemaObject = {
+  oneOf: [
+    {
+      type: 'object',
+      required: ['index', 'status', ...APPEND_ANSWER.required],
+      properties: { index: { type: 'integer' }, status: { type: 'integer', enum: [201, 200] }, ...APPEND_ANSWER.properties },
+    },
+    {
+      type: 'object',
+      required: ['index', 'status', 'error'],
+      properties: { index: { type: 'integer' }, status: { type: 'integer', enum: [400, 403, 404, 409, 413] }, error: { type: 'string' } },
+    },
+  ],
+};
+const BATCH_ANSWER: SchemaObject = {
+  type: 'object',
+  required: ['results'],
+  properties: { results: { type: 'array', items: APPEND_RESULT } },
+};
+/** The context attributes a binary-mode request carries as headers (extensions too: ce-imfingerprint, ...). */
+const BINARY_MODE_HEADERS = ['ce-specversion', 'ce-id', 'ce-source', 'ce-type', 'ce-time', 'ce-subject'];
 const TIMELINE_EVENT_FIELDS = {
   ...Object.fromEntries(['id', 'incident_id', 'event_type', 'actor', 'title', 'content', 'source'].map((f) => [f, { type: 'string' }])),
   event_time: { type: 'string', format: 'date-time' },
@@ -44,11 +68,32 @@ export const TimelineApiDocs = {
   controller: apiDocs(ApiTags('timeline'), ApiErrors(503)),
 
   append: apiDocs(
-    ApiOperation({ summary: 'Append a CloudEvent (idempotent on source + im.origin_id and source + id); needs timeline.writer' }),
-    ApiConsumes('application/cloudevents+json', 'application/json'),
-    ApiBody({ schema: ref('CloudEvent') }),
+    ApiOperation({
+      summary:
+        'Append CloudEvents in any content mode of the HTTP binding (idempotent on source + im.origin_id and source + id); needs timeline.writer',
+      description:
+        'Structured mode: one event as JSON (`application/cloudevents+json`, or `application/json` without `ce-specversion`). ' +
+        'Binary mode: any other Content-Type (application/json included) with a `ce-specversion` header; attributes in percent-decoded `ce-<name>` headers, ' +
+        'datacontenttype from Content-Type, the body is the data (a JSON body must be an object; any other is stored as data_base64). ' +
+        `Batched mode (\`${BATCH_MEDIA_TYPE}\`): a JSON array of at most ${MAX_BATCH_EVENTS} structured events, answered 200 with one result per event. ` +
+        'The spec-legal names imactor, imoriginid, imcorrelationkey, imfingerprint, imdataclass and imvisibility mean the im.* attributes.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/cloudevents+json': { schema: ref('CloudEvent') },
+          'application/json': { schema: ref('CloudEvent') },
+          [BATCH_MEDIA_TYPE]: { schema: { type: 'array', maxItems: MAX_BATCH_EVENTS, items: ref('CloudEvent') } },
+          '*/*': { schema: { type: 'string', format: 'binary', description: "Binary mode: the event's data" } },
+        },
+      },
+    }),
+    ...BINARY_MODE_HEADERS.map((name) => ApiHeader({ name, required: false, schema: { type: 'string' }, description: `Binary mode: the ${name.slice(3)} attribute` })),
     ApiResponse({ status: 201, description: 'A new event', schema: APPEND_ANSWER }),
-    ApiResponse({ status: 200, description: 'A duplicate: the stored ids, created false', schema: APPEND_ANSWER }),
+    ApiResponse({
+      status: 200,
+      description: 'A duplicate (the stored ids, created false), or the results of a batch, one per event in order',
+      schema: { oneOf: [APPEND_ANSWER, BATCH_ANSWER] },
+    }),
     ApiErrors(400, 404, 409, 413, 415),
   ),
 

@@ -1,10 +1,12 @@
-import { Body, Controller, Get, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { parseCloudEventBody } from './cloud-event.body';
+import type { AppendAnswer, AppendResult } from './append-result';
+import { parseAppendRequest } from './cloud-event.body';
 import { attributed } from './event-attribution';
-import { type AppendAnswer, TimelineAppendHandler } from './timeline-append.handler';
+import { TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
 import { parseTimelineExportFormat } from './timeline-export.query';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
@@ -30,13 +32,23 @@ export class TimelineController {
     private readonly reader: TimelineReader,
   ) {}
 
-  /** Structured-mode CloudEvent (application/cloudevents+json; plain application/json is accepted too). */
+  /** A CloudEvent in any content mode of the HTTP binding: structured, binary or a batch (200 with one result per event). */
   @Post('timeline/events')
   @RequireRole(TIMELINE_ROLES.writer)
   @AcceptsIntegrationKey()
   @TimelineApiDocs.append
-  async append(@Body() body: unknown, @CurrentPrincipal() writer: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<AppendAnswer> {
-    const answer = await this.appender.append(attributed(parseCloudEventBody(body), writer));
+  async append(
+    @Body() body: unknown,
+    @Headers() headers: HttpHeaders,
+    @CurrentPrincipal() writer: Principal,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AppendAnswer | { results: AppendResult[] }> {
+    const request = parseAppendRequest(headers, body);
+    if (request.mode === 'batch') {
+      void reply.status(200);
+      return { results: await this.appender.appendBatch(request.batch.map((item) => ('event' in item ? { event: attributed(item.event, writer) } : item))) };
+    }
+    const answer = await this.appender.append(attributed(request.event, writer));
     void reply.status(answer.created ? 201 : 200);
     return answer;
   }
