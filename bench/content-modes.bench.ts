@@ -34,7 +34,7 @@ const binary = (subject: string) => ({
 /**
  * A binary-mode append against a structured one (issue 15: no slower), on one
  * built server, interleaved over four rounds (ABBA) at 8 connections. Run with
- * `npm run build && ts-node --transpile-only -r tsconfig-paths/register bench/content-modes.bench.ts [seconds]`.
+ * `npm run bench -- content-modes`.
  */
 export async function contentModes(seconds: number): Promise<string> {
   const rows = await withBuiltServer('bench-content-modes', {}, async (url) => {
@@ -53,6 +53,7 @@ export async function contentModes(seconds: number): Promise<string> {
     }
     return results;
   });
+  const total = (mode: string) => rows.filter(([name]) => name.includes(mode)).reduce((sum, [, r]) => sum + r.requests, 0);
   return [
     '## CloudEvents content modes: binary against structured',
     '',
@@ -60,15 +61,7 @@ export async function contentModes(seconds: number): Promise<string> {
     '',
     ...TABLE_HEAD,
     ...rows.map(([name, result]) => formatRow(name, result)),
+    '',
+    `Binary / structured, all rounds: **${(total('binary') / total('structured')).toFixed(2)}** of the appends.`,
   ].join('\n');
-}
-
-if (require.main === module) {
-  contentModes(Number(process.argv[2] ?? 10)).then(
-    (report) => console.log(report),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
 }

@@ -8,6 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { adapterChoice } from './adapter-choice.bench';
 import { alertStorm } from './alert-storm.bench';
+import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
@@ -21,6 +22,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'policy-overhead': policyOverhead,
   graphql: graphqlReads,
   'alert-storm': alertStorm,
+  'content-modes': contentModes,
 };
 
 function machine(): string {
