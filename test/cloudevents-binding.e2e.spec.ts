@@ -9,7 +9,7 @@ import { bearer, token } from './support/tokens';
  * JavaScript SDK (npm `cloudevents` 10) and hand-made requests exercise it
  * against the listening service: binary, structured and batched modes, the
  * spec-legal attribute names, and the cloudevents/conformance HTTP cases
- * rewritten as our own (docs/_pending/i15-peers.md lists them).
+ * rewritten as our own (docs/alert-sources.md lists them).
  */
 
 const AUTH = bearer(token({ sub: 'monitoring' }));

@@ -21,7 +21,7 @@ import { join } from 'node:path';
  *   });
  *
  * Its observed behaviour (payload, headers, re-sends, retries, metrics) is written
- * down in docs/_pending/i15-peers.md.
+ * down in docs/alert-sources.md.
  */
 
 export const ALERTMANAGER_BINARY = process.env.ALERTMANAGER_BINARY ?? '/usr/bin/prometheus-alertmanager';
