@@ -61,6 +61,8 @@ export class SqliteEventStore implements EventStore {
   private recent: RecordedEvent[] = [];
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
+  /** Dedup keys looked up in this tick, and who waits for each. */
+  private lookups = new Map<string, { resolve: (position: number | undefined) => void; reject: (error: unknown) => void }[]>();
   /** The sync in flight and the first position it covers; followers read below that position. */
   private syncing: { done: Promise<void>; from: number } | undefined;
   private closed = false;
@@ -71,6 +73,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectAll;
   private readonly selectHead;
   private readonly selectDedup;
+  private readonly selectDedupMany;
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendOne;
@@ -115,6 +118,7 @@ export class SqliteEventStore implements EventStore {
     );
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
     this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
+    this.selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
     this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
@@ -196,14 +200,15 @@ export class SqliteEventStore implements EventStore {
     if (stored.length > 0) this.appended.emit('append');
   }
 
+  /** Runs inside the append's savepoint: whatever it throws leaves nothing written. */
   private write({ streamId, events, expected, dedupKeys }: PendingAppend): { result: AppendResult; recorded: RecordedEvent[] } {
-    for (const key of dedupKeys) {
-      const taken = this.selectDedup.get(key) as number | undefined;
-      if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
-    }
     const current = this.selectRevision.get(streamId) as number | null;
     const actual = current === null ? 'no_stream' : BigInt(current);
-    if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
+    if (!matches(expected, actual)) {
+      // A taken key is the answer even when the stream moved on too.
+      dedupKeys.forEach((key) => this.refuseTaken(key));
+      throw new WrongExpectedRevisionError(streamId, expected, actual);
+    }
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
     const recorded = events.map((event) => {
@@ -212,9 +217,22 @@ export class SqliteEventStore implements EventStore {
       row.position = Number(this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, row.body).lastInsertRowid);
       return toRecorded(row);
     });
-    dedupKeys.forEach((key) => this.insertDedup.run(key, Number(recorded[0].position)));
+    for (const key of dedupKeys) {
+      // The key's primary key refuses a taken key: no lookup before the insert.
+      try {
+        this.insertDedup.run(key, Number(recorded[0].position));
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') this.refuseTaken(key);
+        throw error;
+      }
+    }
     const last = recorded[recorded.length - 1];
-    return { result: { nextExpectedRevision: last.revision, position: last.position }, recorded };
+    return { result: { nextExpectedRevision: last.revision, position: last.position, recorded }, recorded };
+  }
+
+  private refuseTaken(key: string): void {
+    const taken = this.selectDedup.get(key) as number | undefined;
+    if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
   }
 
   private eventAt(position: number): RecordedEvent {
@@ -222,11 +240,32 @@ export class SqliteEventStore implements EventStore {
   }
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
-    const position = this.selectDedup.get(key) as number | undefined;
+    const position = await this.dedupPosition(key);
     if (position === undefined) return undefined;
     // A duplicate is only reported once the event it duplicates is on disk.
     if (this.syncing && position >= this.syncing.from) await this.syncing.done.catch(() => undefined);
     return this.eventAt(position);
+  }
+
+  /** Lookups made in the same tick (the alerts of one payload) share one query. */
+  private dedupPosition(key: string): Promise<number | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.lookups.size === 0) queueMicrotask(() => this.lookUpDedupKeys());
+      const waiting = this.lookups.get(key);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.lookups.set(key, [{ resolve, reject }]);
+    });
+  }
+
+  private lookUpDedupKeys(): void {
+    const lookups = this.lookups;
+    this.lookups = new Map();
+    try {
+      const found = new Map((this.selectDedupMany.all(JSON.stringify([...lookups.keys()])) as { key: string; position: number }[]).map((row) => [row.key, row.position]));
+      lookups.forEach((waiting, key) => waiting.forEach(({ resolve }) => resolve(found.get(key))));
+    } catch (error) {
+      lookups.forEach((waiting) => waiting.forEach(({ reject }) => reject(error)));
+    }
   }
 
   async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
