@@ -14,6 +14,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
+import { TickBatch } from './tick-batch';
 
 interface EventRow {
   position: number;
@@ -61,19 +62,19 @@ export class SqliteEventStore implements EventStore {
   private recent: RecordedEvent[] = [];
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
-  /** Dedup keys looked up in this tick, and who waits for each. */
-  private lookups = new Map<string, { resolve: (position: number | undefined) => void; reject: (error: unknown) => void }[]>();
   /** The sync in flight and the first position it covers; followers read below that position. */
   private syncing: { done: Promise<void>; from: number } | undefined;
   private closed = false;
 
   private readonly insertEvent;
   private readonly selectRevision;
-  private readonly selectStream;
   private readonly selectAll;
   private readonly selectHead;
   private readonly selectDedup;
-  private readonly selectDedupMany;
+  /** Dedup keys and streams looked up in one tick: one query each. */
+  private readonly dedupLookups;
+  private readonly selectStreams;
+  private readonly streamReads: TickBatch<string, RecordedEvent[]>;
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendOne;
@@ -110,15 +111,23 @@ export class SqliteEventStore implements EventStore {
     this.selectRevision = this.db
       .prepare(`SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?`)
       .pluck();
-    this.selectStream = this.db.prepare(
-      `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
-    );
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
     this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
-    this.selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
+    const selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
+    this.dedupLookups = new TickBatch<string, number | undefined>(
+      (keys) => new Map((selectDedupMany.all(JSON.stringify(keys)) as { key: string; position: number }[]).map((row) => [row.key, row.position])),
+    );
+    // Each wanted read is [stream id, from revision]; rows come grouped by read, in revision order.
+    this.selectStreams = this.db.prepare(
+      `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body
+       FROM json_each(?) AS read CROSS JOIN events AS e
+       WHERE e.stream_id = read.value ->> 0 AND e.revision >= read.value ->> 1
+       ORDER BY read.key, e.revision`,
+    );
+    this.streamReads = new TickBatch((reads) => this.readStreams(reads));
     this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
@@ -240,36 +249,26 @@ export class SqliteEventStore implements EventStore {
   }
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
-    const position = await this.dedupPosition(key);
+    const position = await this.dedupLookups.get(key);
     if (position === undefined) return undefined;
     // A duplicate is only reported once the event it duplicates is on disk.
     if (this.syncing && position >= this.syncing.from) await this.syncing.done.catch(() => undefined);
     return this.eventAt(position);
   }
 
-  /** Lookups made in the same tick (the alerts of one payload) share one query. */
-  private dedupPosition(key: string): Promise<number | undefined> {
-    return new Promise((resolve, reject) => {
-      if (this.lookups.size === 0) queueMicrotask(() => this.lookUpDedupKeys());
-      const waiting = this.lookups.get(key);
-      if (waiting) waiting.push({ resolve, reject });
-      else this.lookups.set(key, [{ resolve, reject }]);
+  readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
+    return this.streamReads.get(`${Number(fromRevision)}\n${streamId}`);
+  }
+
+  /** The streams read in one tick, each from its revision, in one query. */
+  private readStreams(reads: string[]): Map<string, RecordedEvent[]> {
+    const wanted = reads.map((read) => {
+      const cut = read.indexOf('\n');
+      return [read.slice(cut + 1), Number(read.slice(0, cut))];
     });
-  }
-
-  private lookUpDedupKeys(): void {
-    const lookups = this.lookups;
-    this.lookups = new Map();
-    try {
-      const found = new Map((this.selectDedupMany.all(JSON.stringify([...lookups.keys()])) as { key: string; position: number }[]).map((row) => [row.key, row.position]));
-      lookups.forEach((waiting, key) => waiting.forEach(({ resolve }) => resolve(found.get(key))));
-    } catch (error) {
-      lookups.forEach((waiting) => waiting.forEach(({ reject }) => reject(error)));
-    }
-  }
-
-  async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
-    return (this.selectStream.all(streamId, Number(fromRevision)) as EventRow[]).map(toRecorded);
+    const found = new Map<string, RecordedEvent[]>(reads.map((read) => [read, []]));
+    for (const row of this.selectStreams.all(JSON.stringify(wanted)) as (EventRow & { read: number })[]) found.get(reads[row.read])!.push(toRecorded(row));
+    return found;
   }
 
   /** The log after `after`, up to what is on disk. */
