@@ -88,6 +88,26 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       expect(read[0].recordedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
     });
 
+    it('answers the appended events, where it does, exactly as a read gives them', async () => {
+      await store.append(stream, [event('im.test.0')], 'no_stream');
+      const result = await store.append(stream, [event('im.test.1'), event('im.test.2')], 0n);
+      if (result.recorded) expect(result.recorded).toEqual(await store.readStream(stream, 1n));
+    });
+
+    it('answers reads of many streams made at once, each from its own revision', async () => {
+      await store.append(`${stream}-a`, [event('im.test.a0'), event('im.test.a1')], 'no_stream');
+      await store.append(`${stream}-b`, [event('im.test.b0')], 'no_stream');
+      const reads = await Promise.all([
+        store.readStream(`${stream}-a`, 1n),
+        store.readStream(`${stream}-b`),
+        store.readStream(`${stream}-a`),
+        store.readStream(`${stream}-c`),
+        store.findByDedupKey(`none:${stream}`),
+      ]);
+      expect(reads.slice(0, 4).map((read) => (read as RecordedEvent[]).map((r) => r.event.type))).toEqual([['im.test.a1'], ['im.test.b0'], ['im.test.a0', 'im.test.a1'], []]);
+      expect(reads[4]).toBeUndefined();
+    });
+
     it('reads a stream from a revision on', async () => {
       await store.append(stream, [event('im.test.0'), event('im.test.1'), event('im.test.2')], 'no_stream');
       expect((await store.readStream(stream, 1n)).map((r) => r.event.type)).toEqual(['im.test.1', 'im.test.2']);
@@ -217,6 +237,8 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       await again.catch((error: DuplicateEventError) => expect(error.existing.event).toEqual(first));
       expect(await store.readStream(other)).toEqual([]);
       expect(await store.findByDedupKey('fresh')).toBeUndefined();
+      // Also when the revision is stale: the re-sent event is a duplicate, not a conflict.
+      await expect(store.append(stream, [event('im.test.again')], 'no_stream', { dedupKeys: [key] })).rejects.toBeInstanceOf(DuplicateEventError);
     });
 
     it('lets exactly one of many concurrent appends with the same dedup key through', async () => {

@@ -25,6 +25,8 @@ export interface AppendResult {
   nextExpectedRevision: bigint;
   /** Log position of the last appended event. */
   position: bigint;
+  /** The appended events as recorded, where the store has them at hand (else the caller reads them back). */
+  recorded?: RecordedEvent[];
 }
 
 /** Receives the log in order, one batch at a time; the next batch waits for the returned promise. */

@@ -171,15 +171,16 @@ export class CommandHandler {
       decided.forEach(({ write }) => write.resolve({ state: base.state, appended: [], position: base.position }));
       return { again: later, conflicts: 0 };
     }
+    let appended;
     try {
-      await this.eventStore.append(streamId, events, base.revision < 0n ? 'no_stream' : base.revision, { dedupKeys: [...keys] });
+      appended = await this.eventStore.append(streamId, events, base.revision < 0n ? 'no_stream' : base.revision, { dedupKeys: [...keys] });
     } catch (error) {
       const again = this.retryable(model, decided.map((d) => d.write), error);
       const conflicts = error instanceof WrongExpectedRevisionError ? Math.max(0, ...again.map((write) => write.conflicts)) : 0;
       return { again: [...again, ...later], conflicts };
     }
-    // Read back what was recorded, so each writer gets the state with the ledger's times.
-    const recorded = await this.eventStore.readStream(streamId, base.revision + 1n);
+    // What was recorded, so each writer gets the state with the ledger's times (read back if the store does not answer it).
+    const recorded = appended.recorded ?? (await this.eventStore.readStream(streamId, base.revision + 1n));
     let folded: Folded<S> = base;
     let next = 0;
     for (const { write, events: own } of decided) {

@@ -14,6 +14,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
+import { TickBatch } from './tick-batch';
 
 interface EventRow {
   position: number;
@@ -67,10 +68,13 @@ export class SqliteEventStore implements EventStore {
 
   private readonly insertEvent;
   private readonly selectRevision;
-  private readonly selectStream;
   private readonly selectAll;
   private readonly selectHead;
   private readonly selectDedup;
+  /** Dedup keys and streams looked up in one tick: one query each. */
+  private readonly dedupLookups;
+  private readonly selectStreams;
+  private readonly streamReads: TickBatch<string, RecordedEvent[]>;
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendOne;
@@ -107,14 +111,23 @@ export class SqliteEventStore implements EventStore {
     this.selectRevision = this.db
       .prepare(`SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?`)
       .pluck();
-    this.selectStream = this.db.prepare(
-      `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`,
-    );
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
     this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
+    const selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
+    this.dedupLookups = new TickBatch<string, number | undefined>(
+      (keys) => new Map((selectDedupMany.all(JSON.stringify(keys)) as { key: string; position: number }[]).map((row) => [row.key, row.position])),
+    );
+    // Each wanted read is [stream id, from revision]; rows come grouped by read, in revision order.
+    this.selectStreams = this.db.prepare(
+      `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body
+       FROM json_each(?) AS read CROSS JOIN events AS e
+       WHERE e.stream_id = read.value ->> 0 AND e.revision >= read.value ->> 1
+       ORDER BY read.key, e.revision`,
+    );
+    this.streamReads = new TickBatch((reads) => this.readStreams(reads));
     this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
@@ -196,14 +209,15 @@ export class SqliteEventStore implements EventStore {
     if (stored.length > 0) this.appended.emit('append');
   }
 
+  /** Runs inside the append's savepoint: whatever it throws leaves nothing written. */
   private write({ streamId, events, expected, dedupKeys }: PendingAppend): { result: AppendResult; recorded: RecordedEvent[] } {
-    for (const key of dedupKeys) {
-      const taken = this.selectDedup.get(key) as number | undefined;
-      if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
-    }
     const current = this.selectRevision.get(streamId) as number | null;
     const actual = current === null ? 'no_stream' : BigInt(current);
-    if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
+    if (!matches(expected, actual)) {
+      // A taken key is the answer even when the stream moved on too.
+      dedupKeys.forEach((key) => this.refuseTaken(key));
+      throw new WrongExpectedRevisionError(streamId, expected, actual);
+    }
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
     const recorded = events.map((event) => {
@@ -212,9 +226,22 @@ export class SqliteEventStore implements EventStore {
       row.position = Number(this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, row.body).lastInsertRowid);
       return toRecorded(row);
     });
-    dedupKeys.forEach((key) => this.insertDedup.run(key, Number(recorded[0].position)));
+    for (const key of dedupKeys) {
+      // The key's primary key refuses a taken key: no lookup before the insert.
+      try {
+        this.insertDedup.run(key, Number(recorded[0].position));
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') this.refuseTaken(key);
+        throw error;
+      }
+    }
     const last = recorded[recorded.length - 1];
-    return { result: { nextExpectedRevision: last.revision, position: last.position }, recorded };
+    return { result: { nextExpectedRevision: last.revision, position: last.position, recorded }, recorded };
+  }
+
+  private refuseTaken(key: string): void {
+    const taken = this.selectDedup.get(key) as number | undefined;
+    if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
   }
 
   private eventAt(position: number): RecordedEvent {
@@ -222,15 +249,26 @@ export class SqliteEventStore implements EventStore {
   }
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
-    const position = this.selectDedup.get(key) as number | undefined;
+    const position = await this.dedupLookups.get(key);
     if (position === undefined) return undefined;
     // A duplicate is only reported once the event it duplicates is on disk.
     if (this.syncing && position >= this.syncing.from) await this.syncing.done.catch(() => undefined);
     return this.eventAt(position);
   }
 
-  async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
-    return (this.selectStream.all(streamId, Number(fromRevision)) as EventRow[]).map(toRecorded);
+  readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
+    return this.streamReads.get(`${Number(fromRevision)}\n${streamId}`);
+  }
+
+  /** The streams read in one tick, each from its revision, in one query. */
+  private readStreams(reads: string[]): Map<string, RecordedEvent[]> {
+    const wanted = reads.map((read) => {
+      const cut = read.indexOf('\n');
+      return [read.slice(cut + 1), Number(read.slice(0, cut))];
+    });
+    const found = new Map<string, RecordedEvent[]>(reads.map((read) => [read, []]));
+    for (const row of this.selectStreams.all(JSON.stringify(wanted)) as (EventRow & { read: number })[]) found.get(reads[row.read])!.push(toRecorded(row));
+    return found;
   }
 
   /** The log after `after`, up to what is on disk. */
