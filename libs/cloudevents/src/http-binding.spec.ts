@@ -75,4 +75,12 @@ describe('binaryModeEvent', () => {
       errors: ['ce-datacontenttype must not be sent in binary mode: the Content-Type header is the datacontenttype', 'ce-imactor is not UTF-8 once percent-decoded'],
     });
   });
+
+  it('refuses ce-data and ce-data_base64: the body is the data', () => {
+    expect(binaryModeEvent({ ...headers, 'content-type': 'text/plain', 'ce-data': 'forged' }, Buffer.alloc(0))).toEqual({
+      ok: false,
+      errors: ["ce-data must not be sent in binary mode: the body is the event's data"],
+    });
+    expect(binaryModeEvent({ ...headers, 'content-type': 'application/json', 'ce-data_base64': 'aGk=' }, { title: 'x' })).toMatchObject({ ok: false });
+  });
 });

@@ -87,6 +87,11 @@ export function binaryModeEvent(headers: HttpHeaders, body: unknown): BinaryMode
       errors.push('ce-datacontenttype must not be sent in binary mode: the Content-Type header is the datacontenttype');
       continue;
     }
+    // The body is the data in binary mode: a header must not stand in for it, or sit beside it.
+    if (name === 'data' || name === 'data_base64') {
+      errors.push(`${header} must not be sent in binary mode: the body is the event's data`);
+      continue;
+    }
     const decoded = decodeHeaderValue(Array.isArray(value) ? value.join(', ') : value);
     if (decoded === undefined) errors.push(`${header} is not UTF-8 once percent-decoded`);
     else Object.defineProperty(event, name, { value: decoded, enumerable: true, configurable: true, writable: true });

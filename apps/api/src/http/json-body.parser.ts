@@ -31,7 +31,10 @@ function decimalValue(literal: string): string | undefined {
   const [, sign, whole, fraction = '', exponent = '0'] = parts;
   const digits = (whole + fraction).replace(/^0+/, '');
   if (digits === '') return '0';
-  const significant = digits.replace(/0+$/, '');
+  // A loop, not /0+$/: that regex is quadratic on long runs of zeros followed by a digit (a one-request stall).
+  let end = digits.length;
+  while (digits.charCodeAt(end - 1) === 48) end--;
+  const significant = digits.slice(0, end);
   return `${sign}${significant}e${BigInt(exponent) - BigInt(fraction.length) + BigInt(digits.length - significant.length)}`;
 }
 

@@ -65,6 +65,12 @@ export class SqliteEventStore implements EventStore {
   /** The sync in flight and the first position it covers; followers read below that position. */
   private syncing: { done: Promise<void>; from: number } | undefined;
   private closed = false;
+  /**
+   * Set when a sync of the log failed: what was committed may not be on disk,
+   * and a later sync can succeed without it (the kernel drops the failed pages),
+   * so nothing is read or written again until a restart recovers from the file.
+   */
+  private unsynced: Error | undefined;
 
   private readonly insertEvent;
   private readonly selectRevision;
@@ -138,6 +144,8 @@ export class SqliteEventStore implements EventStore {
         try {
           return { ok: true as const, ...this.appendOne(append) };
         } catch (error) {
+          // SQLite rolled the whole transaction back (full, I/O): the rest must not commit on their own.
+          if (!this.db.inTransaction) throw error;
           return { ok: false as const, error };
         }
       }),
@@ -153,6 +161,7 @@ export class SqliteEventStore implements EventStore {
     options: AppendOptions = {},
   ): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('Event store is closed'));
+    if (this.unsynced) return Promise.reject(this.unsynced);
     if (events.length === 0) return Promise.reject(new Error('Nothing to append'));
     const dedupKeys = [...new Set(options.dedupKeys ?? [])];
     return new Promise((resolve, reject) => {
@@ -165,7 +174,8 @@ export class SqliteEventStore implements EventStore {
   private scheduleFlush(): void {
     if (this.flushScheduled || this.syncing || this.pending.length === 0) return;
     this.flushScheduled = true;
-    setImmediate(() => void this.flush());
+    // commitAndSync answers every append itself; anything else it throws is a bug, logged rather than left to end the process.
+    setImmediate(() => this.flush().catch((error: unknown) => console.error(error)));
   }
 
   private async flush(): Promise<void> {
@@ -196,13 +206,15 @@ export class SqliteEventStore implements EventStore {
       try {
         await done;
       } catch (error) {
-        // Not known to be on disk: no append of the batch may be reported as stored.
+        // Not known to be on disk: no append of the batch may be reported as stored, nor any later one.
+        this.unsynced = error as Error;
         batch.forEach((append) => append.reject(error));
+        this.pending.splice(0).forEach((append) => append.reject(error));
         return;
       } finally {
         this.syncing = undefined;
       }
-      this.recent.push(...stored);
+      for (const event of stored) this.recent.push(event);
       if (this.recent.length > RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
     }
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i].resolve(outcome.result) : batch[i].reject(outcome.error)));
@@ -249,15 +261,25 @@ export class SqliteEventStore implements EventStore {
   }
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
+    if (this.unsynced) throw this.unsynced;
     const position = await this.dedupLookups.get(key);
     if (position === undefined) return undefined;
     // A duplicate is only reported once the event it duplicates is on disk.
-    if (this.syncing && position >= this.syncing.from) await this.syncing.done.catch(() => undefined);
+    await this.onDisk(position);
     return this.eventAt(position);
   }
 
-  readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
-    return this.streamReads.get(`${Number(fromRevision)}\n${streamId}`);
+  async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
+    if (this.unsynced) throw this.unsynced;
+    const events = await this.streamReads.get(`${Number(fromRevision)}\n${streamId}`);
+    if (events.length > 0) await this.onDisk(Number(events[events.length - 1].position));
+    return events;
+  }
+
+  /** Resolves once the log holds `position` on disk; rejects when the sync that carries it fails. */
+  private async onDisk(position: number): Promise<void> {
+    const syncing = this.syncing;
+    if (syncing && position >= syncing.from) await syncing.done;
   }
 
   /** The streams read in one tick, each from its revision, in one query. */
@@ -273,6 +295,7 @@ export class SqliteEventStore implements EventStore {
 
   /** The log after `after`, up to what is on disk. */
   async readAll(after: bigint, limit: number): Promise<RecordedEvent[]> {
+    if (this.unsynced) throw this.unsynced;
     const cached = this.recentAfter(after, limit);
     if (cached.length > 0) return cached;
     const rows = this.selectAll.all(Number(after), limit) as EventRow[];

@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CloudEvent } from '@im/cloudevents';
+import { SqliteEventStore } from './sqlite-event-store';
+
+/** While set, the log's fdatasync fails with it (an EIO the disk reported). */
+let failSync: NodeJS.ErrnoException | undefined;
+jest.mock('node:fs', () => {
+  const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+  return { ...fs, fdatasync: (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => (failSync ? done(failSync) : fs.fdatasync(fd, done)) };
+});
+
+const note = (id: string): CloudEvent => ({ specversion: '1.0', id, source: 'im://test', type: 'im.incident.note', time: '2026-11-23T10:00:00.000Z', data: { content: id } });
+
+describe('the SQLite event store after a failed sync of its log', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-event-store-'));
+  const file = join(dir, 'events.sqlite');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports nothing of it as stored, refuses every read and write until reopened, and reopens on what the file holds', async () => {
+    const store = new SqliteEventStore(file);
+    await store.append('incident-A', [note('a1')], 'no_stream', { dedupKeys: ['k-a1'] });
+    failSync = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', syscall: 'fdatasync' });
+    await expect(store.append('incident-A', [note('a2')], 0n, { dedupKeys: ['k-a2'] })).rejects.toMatchObject({ code: 'EIO' });
+    failSync = undefined;
+    // The commit is in the file, but a later successful sync would not prove it is on disk: no answer may rest on it.
+    await expect(store.findByDedupKey('k-a2')).rejects.toMatchObject({ code: 'EIO' });
+    await expect(store.readStream('incident-A')).rejects.toMatchObject({ code: 'EIO' });
+    await expect(store.readAll(0n, 10)).rejects.toMatchObject({ code: 'EIO' });
+    await expect(store.append('incident-B', [note('b1')], 'no_stream')).rejects.toMatchObject({ code: 'EIO' });
+    await store.close();
+
+    const reopened = new SqliteEventStore(file);
+    try {
+      expect((await reopened.readStream('incident-A')).map((e) => e.event.id)).toEqual(expect.arrayContaining(['a1']));
+      await reopened.append('incident-B', [note('b1')], 'no_stream');
+      expect((await reopened.readStream('incident-B')).map((e) => e.event.id)).toEqual(['b1']);
+    } finally {
+      await reopened.close();
+    }
+  });
+});
