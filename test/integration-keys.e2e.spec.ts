@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { SqliteEventStore } from '@im/event-store/sqlite';
-import { ALL_PROJECTIONS, rebuildProjections } from '@im/read-models';
+import { ALL_PROJECTIONS, integrationKeyHistoryProjection, PROJECTION_WORKER, type ProjectionWorker, rebuildProjections } from '@im/read-models';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { EVENTS_FILE, READ_MODELS_FILE } from '@im/persistence';
+import { INTEGRATION_KEYS_STREAM } from '@im/incidents';
 import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
@@ -171,19 +173,32 @@ describe('integration keys across a restart and a rebuild of the read models', (
   const dir = tempDir('keys-restart');
   afterAll(() => dir.remove());
 
-  it('keeps valid keys valid and revoked keys revoked once `projections:rebuild` replays the ledger', async () => {
+  it('keeps valid keys valid, revoked keys revoked and the key history the same once `projections:rebuild` replays the ledger, and fills in the history of an older data directory', async () => {
     let t = await startTestApp({}, dir.path);
     const create = async () => (await t.http().post('/api/v1/integration-keys').set(ADMIN).send({ name: 'grafana', roles: ['timeline.writer'] }).expect(201)).body as Created;
     const kept = await create();
     const revoked = await create();
     await t.http().delete(`/api/v1/integration-keys/${revoked.id}`).set(ADMIN).expect(204);
+    const history = (await t.http().get('/api/v1/integration-keys/events').set(ADMIN).expect(200)).body as { type: string; data: { id: string } }[];
+    expect(history.map((e) => [e.type, e.data.id])).toEqual([
+      ['im.integration_key.created', kept.id],
+      ['im.integration_key.created', revoked.id],
+      ['im.integration_key.revoked', revoked.id],
+    ]);
     await t.app.close();
 
     // What `npm run projections:rebuild` runs (apps/projector/src/rebuild.command.ts): empty every read model, replay the log.
     const events = new SqliteEventStore(join(dir.path, EVENTS_FILE));
-    const read = new SqliteReadStore(join(dir.path, READ_MODELS_FILE));
-    await rebuildProjections(events, read, ALL_PROJECTIONS);
-    await read.close();
+    // The history is the ledger's stream, byte for byte, but for the key hashes.
+    const ledger = (await events.readStream(INTEGRATION_KEYS_STREAM)).map(({ event, recordedAt }) => {
+      const { key_hash: hash, ...data } = event.data ?? {};
+      expect(hash === undefined).toBe(event.type !== 'im.integration_key.created');
+      return { ...event, data, recorded_at: recordedAt };
+    });
+    expect(JSON.stringify(history)).toBe(JSON.stringify(ledger));
+    const store = new SqliteReadStore(join(dir.path, READ_MODELS_FILE));
+    await rebuildProjections(events, store, ALL_PROJECTIONS);
+    await store.close();
     await events.close();
 
     t = await startTestApp({}, dir.path);
@@ -193,6 +208,22 @@ describe('integration keys across a restart and a rebuild of the read models', (
       expect((await append(revoked.key)).status).toBe(401);
       const listed = (await t.http().get('/api/v1/integration-keys').set(ADMIN).expect(200)).body as { id: string; revoked_at: string | null }[];
       expect(Object.fromEntries(listed.map((k) => [k.id, k.revoked_at === null]))).toEqual({ [kept.id]: true, [revoked.id]: false });
+      // The history is a read model too: the rebuild gives the same answer, field for field.
+      expect((await t.http().get('/api/v1/integration-keys/events').set(ADMIN).expect(200)).body).toEqual(history);
+    } finally {
+      await t.app.close();
+    }
+
+    // A data directory from before the history was a read model: no table, no checkpoint. The runner folds it from the start of the log.
+    const read = new Database(join(dir.path, READ_MODELS_FILE));
+    read.exec(`DROP TABLE ${integrationKeyHistoryProjection.name}`);
+    read.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(integrationKeyHistoryProjection.name);
+    read.close();
+    t = await startTestApp({}, dir.path);
+    try {
+      // Reads wait for nothing: the test waits until the runner has reached the head of the log.
+      await t.app.get<ProjectionWorker>(PROJECTION_WORKER).catchUp(5000);
+      expect((await t.http().get('/api/v1/integration-keys/events').set(ADMIN).expect(200)).body).toEqual(history);
     } finally {
       await t.app.close();
     }

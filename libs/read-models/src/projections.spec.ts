@@ -4,6 +4,7 @@ import type { RecordedEvent } from '@im/event-store';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { incidentProjection } from './incidents/incident.projection';
 import { integrationKeyProjection } from './integration-keys/integration-key.projection';
+import { integrationKeyHistoryProjection } from './integration-keys/integration-key-history.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
 import type { Projection } from './projection';
@@ -274,5 +275,27 @@ describe('integration key projection', () => {
     const docs = await new Documents(integrationKeyProjection).deliver(a, revoked('00000000000000aa'));
     await docs.deliver(a);
     expect(docs.doc('00000000000000aa')?.revokedAt).not.toBeNull();
+  });
+});
+
+describe('integration key history projection', () => {
+  const created = recorded('integration-keys', 'im.integration_key.created', { 'im.actor': 'ops-admin', data: { id: '00000000000000aa', name: 'alertmanager', roles: ['timeline.writer'], key_hash: 'ab'.repeat(32) } });
+  const revoked = recorded('integration-keys', 'im.integration_key.revoked', { 'im.actor': 'root', data: { id: '00000000000000aa' } });
+
+  it('keeps each event of the stream by its log position, as written but for the hash, with when the ledger stored it', async () => {
+    const docs = await new Documents(integrationKeyHistoryProjection).deliver(created, declare(), revoked);
+    expect([...docs.stored.keys()]).toEqual([String(created.position), String(revoked.position)]);
+    const { key_hash: _hash, ...shown } = created.event.data!;
+    expect(docs.doc(String(created.position))).toEqual({ event: { ...created.event, data: shown }, recordedAt: created.recordedAt });
+    expect(docs.doc(String(revoked.position))).toEqual({ event: revoked.event, recordedAt: revoked.recordedAt });
+    expect(JSON.stringify([...docs.stored.values()].map(({ doc }) => doc))).not.toContain('key_hash');
+  });
+
+  it('writes the same document when an event is delivered again (at-least-once)', async () => {
+    const docs = await new Documents(integrationKeyHistoryProjection).deliver(created);
+    const first = docs.doc(String(created.position));
+    await docs.deliver(created);
+    expect(docs.doc(String(created.position))).toEqual(first);
+    expect(integrationKeyHistoryProjection.evolve(first, created)).toBe(first);
   });
 });

@@ -7,6 +7,7 @@ import { timelineProjection, toTimelineEntry, toTimelineRecord } from './timelin
 import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { integrationKeyProjection, type IntegrationKeyRecord } from './integration-keys/integration-key.projection';
+import { integrationKeyHistoryProjection, type IntegrationKeyHistoryEntry } from './integration-keys/integration-key-history.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
 
 export interface ReadStoreHarness {
@@ -207,6 +208,19 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       await store.commit(integrationKeyProjection.name, keys.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
       expect(await store.integrationKeys.findById('00000000000000b1')).toEqual(keys[1]);
       expect((await store.integrationKeys.list()).map((k) => k.id)).toEqual(['00000000000000b1', '00000000000000b2', '00000000000000a0']);
+    });
+
+    it('lists the integration key history in log order, however its keys and writes are ordered', async () => {
+      await store.reset(integrationKeyHistoryProjection.name);
+      expect(await store.integrationKeyHistory.list()).toEqual([]);
+      const entry = (n: number, type: string): IntegrationKeyHistoryEntry => ({
+        event: { specversion: '1.0', id: `evt-${n}`, source: 'im://contract', type, time: '2026-11-22T10:00:00.000Z', 'im.actor': 'admin', data: { id: '00000000000000b1' } },
+        recordedAt: '2026-11-22T10:00:01.000Z',
+      });
+      // Positions 9, 10, 11 sort 10, 11, 9 as text; committed newest first.
+      const writes = [[11, 'im.integration_key.revoked'], [10, 'im.integration_key.created'], [9, 'im.integration_key.created']] as const;
+      await store.commit(integrationKeyHistoryProjection.name, writes.map(([n, type]) => ({ key: String(n), doc: entry(n, type), position: BigInt(n) })), 11n);
+      expect(await store.integrationKeyHistory.list()).toEqual([entry(9, 'im.integration_key.created'), entry(10, 'im.integration_key.created'), entry(11, 'im.integration_key.revoked')]);
     });
 
     it('reset drops the documents and the checkpoint', async () => {

@@ -1,6 +1,5 @@
 import type { CloudEvent } from '@im/cloudevents';
-import type { RecordedEvent } from '@im/event-store';
-import type { IntegrationKeyRecord } from '@im/read-models';
+import type { IntegrationKeyHistoryEntry, IntegrationKeyRecord } from '@im/read-models';
 
 /** A key as the admin's list shows it: never its secret, nor its hash. */
 export interface IntegrationKeyView {
@@ -32,8 +31,8 @@ export const toIntegrationKeyView = (key: IntegrationKeyRecord): IntegrationKeyV
   revoked_by: key.revokedBy,
 });
 
-/** A ledger event of the `integration-keys` stream as listed: the CloudEvent without the key's hash, and when the ledger stored it. */
-export const toIntegrationKeyEventView = ({ event, recordedAt }: RecordedEvent): CloudEvent & { recorded_at: string } => {
-  const { key_hash: _hash, ...data } = event.data ?? {};
-  return { ...event, data, recorded_at: recordedAt };
-};
+/** A ledger event of the `integration-keys` stream as listed: the CloudEvent (the history holds no hash), and when the ledger stored it. */
+export const toIntegrationKeyEventView = ({ event, recordedAt }: IntegrationKeyHistoryEntry): CloudEvent & { recorded_at: string } => ({
+  ...event,
+  recorded_at: recordedAt,
+});

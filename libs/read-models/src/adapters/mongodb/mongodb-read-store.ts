@@ -9,6 +9,8 @@ import type { NotificationPreferences } from '../../preferences/preferences.proj
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
+import type { IntegrationKeyHistoryEntry } from '../../integration-keys/integration-key-history.projection';
+import type { IntegrationKeyHistoryQueries } from '../../integration-keys/integration-key-history-queries.port';
 import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -87,6 +89,7 @@ export class MongoReadStore implements ReadStore {
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
+  readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -127,6 +130,13 @@ export class MongoReadStore implements ReadStore {
       list: async () => {
         const rows = await this.models.integration_keys.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
         return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyRecord);
+      },
+    };
+    this.integrationKeyHistory = {
+      list: async () => {
+        // Fixed-width hex positions: string order is log order.
+        const rows = await this.models.integration_key_history.find().sort({ position: 1 }).lean();
+        return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyHistoryEntry);
       },
     };
   }

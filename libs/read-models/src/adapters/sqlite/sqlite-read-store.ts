@@ -9,6 +9,8 @@ import type { NotificationPreferences } from '../../preferences/preferences.proj
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
+import type { IntegrationKeyHistoryEntry } from '../../integration-keys/integration-key-history.projection';
+import type { IntegrationKeyHistoryQueries } from '../../integration-keys/integration-key-history-queries.port';
 import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -43,6 +45,7 @@ export class SqliteReadStore implements ReadStore {
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
+  readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
 
   /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -90,6 +93,10 @@ export class SqliteReadStore implements ReadStore {
         return doc === undefined ? undefined : (JSON.parse(doc) as IntegrationKeyRecord);
       },
       list: async () => (selectKeys.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyRecord),
+    };
+    const selectKeyHistory = this.db.prepare(`SELECT doc FROM integration_key_history ORDER BY position`).pluck();
+    this.integrationKeyHistory = {
+      list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
     };
   }
 
