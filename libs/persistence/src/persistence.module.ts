@@ -6,7 +6,15 @@ import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
-import { INCIDENT_QUERIES, INTEGRATION_KEY_QUERIES, PREFERENCES_QUERIES, PROJECTION_STORE, type ReadStore, TIMELINE_QUERIES } from '@im/read-models';
+import {
+  INCIDENT_QUERIES,
+  INTEGRATION_KEY_QUERIES,
+  PREFERENCES_QUERIES,
+  PROJECTION_STORE,
+  type ReadStore,
+  TIMELINE_QUERIES,
+  WEBHOOK_QUERIES,
+} from '@im/read-models';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
@@ -164,9 +172,10 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: TIMELINE_QUERIES, useValue: stores.readStore.timeline },
         { provide: PREFERENCES_QUERIES, useValue: stores.readStore.preferences },
         { provide: INTEGRATION_KEY_QUERIES, useValue: stores.readStore.integrationKeys },
+        { provide: WEBHOOK_QUERIES, useValue: stores.readStore.webhooks },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, WEBHOOK_QUERIES],
     };
   }
 

@@ -19,3 +19,5 @@ export * from './preferences/preferences-queries.port';
 export * from './probes/probe.projection';
 export * from './integration-keys/integration-key.projection';
 export * from './integration-keys/integration-key-queries.port';
+export * from './webhooks/webhook.projection';
+export * from './webhooks/webhook-queries.port';

@@ -4,6 +4,7 @@ import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
 import { integrationKeyProjection } from './integration-keys/integration-key.projection';
+import { webhookProjection } from './webhooks/webhook.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -14,4 +15,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   preferencesProjection,
   probeProjection,
   integrationKeyProjection,
+  webhookProjection,
 ] as Projection<unknown>[];

@@ -3,6 +3,7 @@ import type { IncidentQueries } from './incidents/incident-queries.port';
 import type { TimelineQueries } from './timeline/timeline-queries.port';
 import type { PreferencesQueries } from './preferences/preferences-queries.port';
 import type { IntegrationKeyQueries } from './integration-keys/integration-key-queries.port';
+import type { WebhookQueries } from './webhooks/webhook-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -14,5 +15,6 @@ export interface ReadStore extends ProjectionStore {
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
+  readonly webhooks: WebhookQueries;
   close(): Promise<void>;
 }

@@ -9,6 +9,8 @@ import type { NotificationPreferences } from '../../preferences/preferences.proj
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
+import type { WebhookRecord } from '../../webhooks/webhook.projection';
+import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
 import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -87,6 +89,7 @@ export class MongoReadStore implements ReadStore {
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
+  readonly webhooks: WebhookQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -127,6 +130,16 @@ export class MongoReadStore implements ReadStore {
       list: async () => {
         const rows = await this.models.integration_keys.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
         return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyRecord);
+      },
+    };
+    this.webhooks = {
+      findById: async (id) => {
+        const row = await this.models.webhooks.findById(id).lean();
+        return row ? (JSON.parse(row.doc) as WebhookRecord) : undefined;
+      },
+      list: async () => {
+        const rows = await this.models.webhooks.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
+        return rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
       },
     };
   }

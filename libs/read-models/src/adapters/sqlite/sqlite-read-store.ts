@@ -9,6 +9,8 @@ import type { NotificationPreferences } from '../../preferences/preferences.proj
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
+import type { WebhookRecord } from '../../webhooks/webhook.projection';
+import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
 import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
@@ -43,6 +45,7 @@ export class SqliteReadStore implements ReadStore {
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
+  readonly webhooks: WebhookQueries;
 
   /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -90,6 +93,15 @@ export class SqliteReadStore implements ReadStore {
         return doc === undefined ? undefined : (JSON.parse(doc) as IntegrationKeyRecord);
       },
       list: async () => (selectKeys.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyRecord),
+    };
+    const selectWebhook = this.db.prepare(`SELECT doc FROM webhooks WHERE key = ?`).pluck();
+    const selectWebhooks = this.db.prepare(`SELECT doc FROM webhooks ORDER BY created_at, key`).pluck();
+    this.webhooks = {
+      findById: async (id) => {
+        const doc = selectWebhook.get(id) as string | undefined;
+        return doc === undefined ? undefined : (JSON.parse(doc) as WebhookRecord);
+      },
+      list: async () => (selectWebhooks.all() as string[]).map((doc) => JSON.parse(doc) as WebhookRecord),
     };
   }
 
