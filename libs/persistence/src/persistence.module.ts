@@ -9,6 +9,7 @@ import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
 import {
   INCIDENT_QUERIES,
   INTEGRATION_KEY_QUERIES,
+  OUTBOUND_STORE,
   PREFERENCES_QUERIES,
   PROJECTION_STORE,
   type ReadStore,
@@ -173,9 +174,10 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: PREFERENCES_QUERIES, useValue: stores.readStore.preferences },
         { provide: INTEGRATION_KEY_QUERIES, useValue: stores.readStore.integrationKeys },
         { provide: WEBHOOK_QUERIES, useValue: stores.readStore.webhooks },
+        { provide: OUTBOUND_STORE, useValue: stores.readStore.outbound },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, WEBHOOK_QUERIES],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE],
     };
   }
 

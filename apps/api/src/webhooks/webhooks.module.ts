@@ -1,15 +1,11 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG } from '@im/config';
-import { LedgerModule } from '../ledger/ledger.module';
-import { WebhookCommandHandler } from './webhook-command.handler';
+import { WebhookDeliveryModule } from './webhook-delivery.module';
 import { WebhookQueryService } from './webhook-query.service';
-import { WEBHOOK_SECRET_KEY, webhookSecretKey } from './webhook-secret';
 import { WebhooksController } from './webhooks.controller';
 
 @Module({
-  imports: [LedgerModule],
+  imports: [WebhookDeliveryModule],
   controllers: [WebhooksController],
-  providers: [WebhookCommandHandler, WebhookQueryService, { provide: WEBHOOK_SECRET_KEY, inject: [APP_CONFIG], useFactory: webhookSecretKey }],
-  exports: [WebhookCommandHandler, WEBHOOK_SECRET_KEY],
+  providers: [WebhookQueryService],
 })
 export class WebhooksModule {}

@@ -15,9 +15,10 @@ import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } fr
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 
-/** Positions as fixed-width hex: string order is numeric order, and 128-bit KurrentDB positions fit. */
-export const hex = (position: bigint) => position.toString(16).padStart(32, '0');
-export const fromHex = (position: string) => BigInt(`0x${position}`);
+import { fromHex, hex } from './positions';
+import { MongoOutboundStore } from './mongodb-outbound-store';
+
+export { fromHex, hex };
 
 interface StoredRow {
   _id: string;
@@ -90,6 +91,7 @@ export class MongoReadStore implements ReadStore {
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
   readonly webhooks: WebhookQueries;
+  readonly outbound: MongoOutboundStore;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -132,6 +134,7 @@ export class MongoReadStore implements ReadStore {
         return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyRecord);
       },
     };
+    this.outbound = new MongoOutboundStore(connection);
     this.webhooks = {
       findById: async (id) => {
         const row = await this.models.webhooks.findById(id).lean();
@@ -148,7 +151,7 @@ export class MongoReadStore implements ReadStore {
   static async connect(url: string, timeoutMs = 5000): Promise<MongoReadStore> {
     const connection = await mongoose.createConnection(url, { serverSelectionTimeoutMS: timeoutMs }).asPromise();
     const store = new MongoReadStore(connection);
-    await Promise.all(Object.values(store.models).map((model) => model.syncIndexes()));
+    await Promise.all([...Object.values(store.models).map((model) => model.syncIndexes()), store.outbound.syncIndexes()]);
     return store;
   }
 

@@ -15,6 +15,8 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { SqliteCollection } from './sqlite-schema';
+import { SqliteOutboundStore } from './sqlite-outbound-store';
+import type { OutboundStore } from '../../outbound/outbound-store.port';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -46,6 +48,7 @@ export class SqliteReadStore implements ReadStore {
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
   readonly webhooks: WebhookQueries;
+  readonly outbound: OutboundStore;
 
   /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -94,6 +97,7 @@ export class SqliteReadStore implements ReadStore {
       },
       list: async () => (selectKeys.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyRecord),
     };
+    this.outbound = new SqliteOutboundStore(this.db);
     const selectWebhook = this.db.prepare(`SELECT doc FROM webhooks WHERE key = ?`).pluck();
     const selectWebhooks = this.db.prepare(`SELECT doc FROM webhooks ORDER BY created_at, key`).pluck();
     this.webhooks = {
