@@ -58,6 +58,8 @@ describe('webhook registration (private networks refused, the default)', () => {
       () => t.http().get('/api/v1/webhooks'),
       () => t.http().get('/api/v1/webhooks/0000000000000000'),
       () => t.http().delete('/api/v1/webhooks/0000000000000000'),
+      () => t.http().get('/api/v1/webhooks/0000000000000000/deliveries'),
+      () => t.http().post('/api/v1/webhooks/0000000000000000/deliveries/x/retry'),
     ];
     for (const route of routes) {
       expect((await route()).status).toBe(401);

@@ -244,6 +244,19 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
       },
       delete: async () => ({ responses: [(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhookId } } })).response] }),
     },
+    '/api/v1/webhooks/{id}/deliveries': {
+      get: async () => {
+        const { data, error, response } = await api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhookId } } });
+        const codes: (number | null)[] | undefined = data?.items.map((delivery) => delivery.status_code);
+        return { responses: [response], read: [codes, noticeErrors(error)] };
+      },
+    },
+    '/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry': {
+      post: async () => {
+        const { error, response } = await api.POST('/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { path: { id: webhookId, delivery_id: 'no-such-delivery' } } });
+        return { responses: [response], read: noticeErrors(error) };
+      },
+    },
     '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },
     '/api/v1/correlation/groups': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/groups')).response] }) },
     '/api/v1/correlation/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/stats')).response] }) },

@@ -45,6 +45,24 @@ const CREATED = {
     secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/=]+$', description: 'The signing secret (Standard Webhooks): shown this once' },
   },
 };
+const DELIVERY = {
+  type: 'object',
+  required: ['id', 'event_id', 'webhook_id', 'attempt', 'attempted_at', 'status_code', 'error', 'duration_ms'],
+  properties: {
+    id: { type: 'string', description: 'The delivery (attempt) id, for a retry' },
+    event_id: { type: 'string', description: 'The CloudEvent id: the append answer event_id' },
+    webhook_id: { type: 'string', description: 'The webhook-id header sent: the same on every attempt of the event' },
+    attempt: { type: 'integer', minimum: 1, description: 'From 1 per event and registration, manual retries included' },
+    attempted_at: { type: 'string', format: 'date-time' },
+    status_code: { type: 'integer', nullable: true, description: 'null when no answer came' },
+    error: {
+      type: 'string',
+      nullable: true,
+      description: 'null on success; else e.g. unsuccessful_status, timeout, blocked_address, econnrefused',
+    },
+    duration_ms: { type: 'integer', minimum: 0 },
+  },
+};
 const ID = ApiParam({ name: 'id', schema: { type: 'string' } });
 
 export const WebhooksApiDocs = {
@@ -69,6 +87,21 @@ export const WebhooksApiDocs = {
     ID,
     ApiResponse({ status: 200, description: 'The registration', schema: WEBHOOK }),
     ApiErrors(404),
+  ),
+
+  deliveries: apiDocs(
+    ApiOperation({ summary: 'The delivery log: one entry per attempt, newest first (the latest 100); needs webhooks.admin' }),
+    ID,
+    ApiResponse({ status: 200, description: 'The attempts', schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: DELIVERY } } } }),
+    ApiErrors(404),
+  ),
+
+  retry: apiDocs(
+    ApiOperation({ summary: 'Send that delivery\'s event again, with the same webhook-id; needs webhooks.admin' }),
+    ID,
+    ApiParam({ name: 'delivery_id', schema: { type: 'string' } }),
+    ApiResponse({ status: 202, description: 'Queued: the attempt appears in the delivery log' }),
+    ApiErrors(404, 409),
   ),
 
   remove: apiDocs(

@@ -3,6 +3,7 @@ import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, WEBHOOKS_ADMIN_ROLE } from '../auth/principal';
 import { parseCreateWebhookBody } from './create-webhook.body';
 import { WebhookCommandHandler } from './webhook-command.handler';
+import { WebhookDeliveries } from './webhook-deliveries.service';
 import { WebhookQueryService } from './webhook-query.service';
 import type { CreatedWebhook } from './webhook.view';
 import { WebhooksApiDocs } from './webhooks.api-docs';
@@ -14,6 +15,7 @@ export class WebhooksController {
   constructor(
     private readonly commands: WebhookCommandHandler,
     private readonly webhooks: WebhookQueryService,
+    private readonly deliveries: WebhookDeliveries,
   ) {}
 
   @Post()
@@ -33,6 +35,19 @@ export class WebhooksController {
   @WebhooksApiDocs.get
   get(@Param('id') id: string) {
     return this.webhooks.get(id);
+  }
+
+  @Get(':id/deliveries')
+  @WebhooksApiDocs.deliveries
+  async listDeliveries(@Param('id') id: string) {
+    return { items: await this.deliveries.list(id) };
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(202)
+  @WebhooksApiDocs.retry
+  async retry(@Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<void> {
+    await this.deliveries.retry(id, deliveryId);
   }
 
   @Delete(':id')
