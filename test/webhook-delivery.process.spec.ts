@@ -16,13 +16,14 @@ jest.setTimeout(120_000);
  * (PROJECTOR=external), the api then never delivering itself.
  */
 const ADMIN = { ...bearer(token({ sub: 'hook-admin', roles: ['webhooks.admin'] })), 'content-type': 'application/json' };
+const WRITER = bearer(token({ sub: 'storm', roles: ['timeline.writer'] }));
 const WRITERS = 4;
 
 async function appendNote(url: string, incidentId: string, n: number): Promise<string | undefined> {
   try {
     const res = await fetch(`${url}/api/v1/timeline/events`, {
       method: 'POST',
-      headers: { 'content-type': 'application/cloudevents+json' },
+      headers: { ...WRITER, 'content-type': 'application/cloudevents+json' },
       body: JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'im://storm', type: 'im.incident.note', subject: `incident/${incidentId}`, time: new Date().toISOString(), data: { content: `note ${n}` } }),
     });
     return res.status === 201 ? ((await res.json()) as { event_id: string }).event_id : undefined;
@@ -80,7 +81,11 @@ describe('webhook delivery through kill -9 of the delivering process', () => {
     return { receiver, incidents };
   };
   const whenAcknowledged = async (acknowledged: string[][], count: number) => {
-    while (acknowledged.flat().length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+    const deadline = Date.now() + 30_000;
+    while (acknowledged.flat().length < count) {
+      if (Date.now() > deadline) throw new Error(`only ${acknowledged.flat().length} appends acknowledged`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   };
 
   it('PROJECTOR=embedded: the api is killed mid-storm and restarted', async () => {
