@@ -13,6 +13,7 @@ import { incidentWrites } from './incidents.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
+import { webhookDelivery } from './webhook-delivery.bench';
 
 const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'adapter-choice': adapterChoice,
@@ -23,6 +24,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   graphql: graphqlReads,
   'alert-storm': alertStorm,
   'content-modes': contentModes,
+  'webhook-delivery': webhookDelivery,
 };
 
 function machine(): string {

@@ -1,25 +1,7 @@
-import { spawn } from 'node:child_process';
-import { PROJECTOR_MAIN, startServer } from './support/server-process';
+import { startProjector, startServer } from './support/server-process';
 import { tempDir } from './support/temp-dir';
 
 jest.setTimeout(60_000);
-
-/** The projector as its own process (`node dist/apps/projector/main.js run`), resolved once it projects. */
-function startProjector(env: Record<string, string>) {
-  const child = spawn(process.execPath, [PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const ready = new Promise<void>((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('Projecting from position')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    void exited.then(() => reject(new Error(`projector exited:\n${output}`)));
-  });
-  return { child, exited, ready };
-}
 
 describe('api with an external projector (PROJECTOR=external)', () => {
   const dir = tempDir('projector');

@@ -1,22 +1,25 @@
 import { join } from 'node:path';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
+import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
-describeReadStoreContract('sqlite', () => {
+const sqliteHarness = () => {
   const dir = tempDir('read');
   return {
     open: async () => new SqliteReadStore(join(dir.path, 'read-models.sqlite')),
     dispose: async () => dir.remove(),
   };
-});
+};
+describeReadStoreContract('sqlite', sqliteHarness);
+describeOutboundStoreContract('sqlite', sqliteHarness);
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {
   // Each harness uses its own database, dropped afterwards.
-  describeReadStoreContract('mongodb', () => {
+  const mongoHarness = () => {
     const url = new URL(mongodb);
     url.pathname = `/im_contract_${Date.now()}_${Math.random().toString(16).slice(2, 8)}`;
     const opened: MongoReadStore[] = [];
@@ -33,5 +36,7 @@ if (mongodb) {
         await connection.close();
       },
     };
-  });
+  };
+  describeReadStoreContract('mongodb', mongoHarness);
+  describeOutboundStoreContract('mongodb', mongoHarness);
 }

@@ -29,6 +29,8 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
   let incidentId = 'INC-00000000';
   let eventId: string = randomUUID();
   let integrationKeyId = '0000000000000000';
+  let webhookId = '0000000000000000';
+  let deliveryId = 'none';
   const path = () => ({ path: { id: incidentId } });
   const noticeErrors = (error: ErrorBody | undefined): string | undefined => error && `${error.status} ${error.error}`;
 
@@ -220,6 +222,49 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         const types: string[] | undefined = data?.map((event) => event.type);
         return { responses: [response], read: types };
       },
+    },
+    '/api/v1/webhooks': {
+      post: async () => {
+        // An address that does not resolve here is accepted, and checked again at each delivery.
+        const { data, response } = await api.POST('/api/v1/webhooks', { body: { url: 'https://hooks.example.com/typed-client', event_types: ['im.incident.*'], data_access: ['pii'] } });
+        if (data) webhookId = data.id;
+        const secret: string | undefined = data?.secret;
+        return { responses: [response], read: secret?.startsWith('whsec_') };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/webhooks');
+        const enabled: boolean[] | undefined = data?.items.map((hook) => hook.enabled);
+        return { responses: [response], read: enabled };
+      },
+    },
+    '/api/v1/webhooks/{id}/deliveries': {
+      get: async () => {
+        // An incident declared now is delivered (and fails: the host does not resolve here): the log shows the attempt.
+        await api.POST('/api/v1/incidents', { body: { title: 'Webhook delivery', severity: 'SEV-3' } });
+        for (let tries = 0; ; tries += 1) {
+          const { data, error, response } = await api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhookId } } });
+          const first: string | undefined = data?.items[0]?.id;
+          if (first || tries === 50) {
+            if (first) deliveryId = first;
+            return { responses: [response], read: [data?.items.map((delivery) => delivery.error), noticeErrors(error)] };
+          }
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      },
+    },
+    '/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry': {
+      post: async () => {
+        const { error, response } = await api.POST('/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry', { params: { path: { id: webhookId, delivery_id: deliveryId } } });
+        return { responses: [response], read: noticeErrors(error) };
+      },
+    },
+    '/api/v1/webhooks/{id}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/webhooks/{id}', { params: { path: { id: webhookId } } });
+        const clearance: string | undefined = data?.clearance;
+        return { responses: [response], read: clearance };
+      },
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhookId } } })).response] }),
     },
     '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },
     '/api/v1/correlation/groups': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/groups')).response] }) },

@@ -54,6 +54,24 @@ export function startServer(env: Record<string, string>, timeoutMs = 20_000): Pr
   });
 }
 
+/** The projector as its own process (`node dist/apps/projector/main.js run`), `ready` once it projects. */
+export function startProjector(env: Record<string, string>) {
+  requireBuilt(PROJECTOR_MAIN);
+  const child = spawn(process.execPath, [PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  const ready = new Promise<void>((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString();
+      if (output.includes('Projecting from position')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then(() => reject(new Error(`projector exited:\n${output}`)));
+  });
+  return { child, exited, ready };
+}
+
 /** Runs the built projector CLI to completion. */
 export function runProjector(args: string[], env: Record<string, string>) {
   requireBuilt(PROJECTOR_MAIN);

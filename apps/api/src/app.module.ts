@@ -12,6 +12,7 @@ import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -27,6 +28,7 @@ export class AppModule {
         TimelineModule,
         IntegrationsModule,
         IntegrationKeysModule,
+        WebhooksModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
       ],

@@ -20,7 +20,34 @@ export interface AppConfig {
   /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
   warRoomUrlTemplate: string | null;
   http: HttpConfig;
+  webhooks: WebhooksConfig;
   logLevel: LogLevelName;
+}
+
+export interface WebhooksConfig {
+  timeoutMs: number;
+  retryHours: number;
+  retryInitialMs: number;
+  /** Lifts the refusal of loopback, private, link-local and metadata addresses (development and tests only). */
+  allowPrivateNetworks: boolean;
+  /** Seals signing secrets at rest; null: a key kept in DATA_DIR. */
+  secretKey: string | null;
+}
+
+function webhooksConfig(env: Env): WebhooksConfig {
+  const retryHours = Number(env.WEBHOOK_RETRY_HOURS || 24);
+  if (!Number.isFinite(retryHours) || retryHours < 0 || retryHours > 720) {
+    throw new ConfigError(`WEBHOOK_RETRY_HOURS must be a number of hours from 0 to 720 (got "${env.WEBHOOK_RETRY_HOURS}")`);
+  }
+  const secretKey = env.WEBHOOK_SECRET_KEY || null;
+  if (secretKey !== null && secretKey.length < MIN_SECRET_LENGTH) throw new ConfigError(`WEBHOOK_SECRET_KEY must be at least ${MIN_SECRET_LENGTH} characters`);
+  return {
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    retryHours,
+    retryInitialMs: integer(env, 'WEBHOOK_RETRY_INITIAL_MS', 5000, 1, 3_600_000),
+    allowPrivateNetworks: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+    secretKey,
+  };
 }
 
 export interface HttpConfig {
@@ -165,6 +192,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     http: httpConfig(env),
+    webhooks: webhooksConfig(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

@@ -39,6 +39,15 @@ export const CONFIG_SCHEMA = {
     CORS_ORIGINS: { type: 'string', description: 'Comma-separated browser origins allowed to call the API, e.g. https://app.example.com; none by default' },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 30000, description: 'Time for a whole request to arrive; slower clients get 408' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM, time for in-flight requests to finish' },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 120000, default: 10000, description: 'A webhook delivery must be answered (2xx) within this time' },
+    WEBHOOK_RETRY_HOURS: { type: 'number', minimum: 0, maximum: 720, default: 24, description: 'How long a failed webhook delivery is retried (5 s, doubling, ±20 % jitter)' },
+    WEBHOOK_RETRY_INITIAL_MS: { type: 'integer', minimum: 1, maximum: 3600000, default: 5000, description: 'The first retry delay (for tests; the contract is 5 s)' },
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: { enum: ['true', 'false'], default: 'false', description: 'true: webhooks may target loopback, private and link-local addresses (development and tests only)' },
+    WEBHOOK_SECRET_KEY: {
+      type: 'string',
+      minLength: 32,
+      description: 'Seals webhook signing secrets at rest; the same value on the api and apps/projector. Default: a key generated into DATA_DIR/webhook-secret.key',
+    },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'JSON logs on stdout' },
   },
 } as const;

@@ -9,3 +9,4 @@ export * from './notification-preferences';
 export * from './incident.schema';
 export * from './stream-names';
 export * from './integration-keys';
+export * from './webhooks';

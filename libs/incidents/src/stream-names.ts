@@ -15,6 +15,8 @@ export const FINGERPRINT_STREAM_PREFIX = 'fingerprint-';
 export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
 /** The one stream of integration keys: every key created and revoked, in order. */
 export const INTEGRATION_KEYS_STREAM = 'integration-keys';
+/** The one stream of webhook registrations: every registration, removal and disabling, in order. */
+export const WEBHOOKS_STREAM = 'webhooks';
 
 /**
  * Every stream the service appends to. A KurrentDB server holds other streams
@@ -29,6 +31,7 @@ export const SERVICE_STREAM_PREFIXES: readonly string[] = [
   DIAGNOSTICS_STREAM_PREFIX,
   // A whole stream name is its own prefix; no other stream starts with it.
   INTEGRATION_KEYS_STREAM,
+  WEBHOOKS_STREAM,
 ];
 
 /** Event of a user stream: carries the whole, merged preferences. */

@@ -6,7 +6,17 @@ import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
-import { INCIDENT_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, INTEGRATION_KEY_QUERIES, PREFERENCES_QUERIES, PROJECTION_STORE, type ReadStore, TIMELINE_QUERIES } from '@im/read-models';
+import {
+  INCIDENT_QUERIES,
+  INTEGRATION_KEY_HISTORY_QUERIES,
+  INTEGRATION_KEY_QUERIES,
+  OUTBOUND_STORE,
+  PREFERENCES_QUERIES,
+  PROJECTION_STORE,
+  type ReadStore,
+  TIMELINE_QUERIES,
+  WEBHOOK_QUERIES,
+} from '@im/read-models';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
@@ -165,9 +175,11 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: PREFERENCES_QUERIES, useValue: stores.readStore.preferences },
         { provide: INTEGRATION_KEY_QUERIES, useValue: stores.readStore.integrationKeys },
         { provide: INTEGRATION_KEY_HISTORY_QUERIES, useValue: stores.readStore.integrationKeyHistory },
+        { provide: WEBHOOK_QUERIES, useValue: stores.readStore.webhooks },
+        { provide: OUTBOUND_STORE, useValue: stores.readStore.outbound },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE],
     };
   }
 

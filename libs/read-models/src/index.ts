@@ -21,3 +21,6 @@ export * from './integration-keys/integration-key.projection';
 export * from './integration-keys/integration-key-queries.port';
 export * from './integration-keys/integration-key-history.projection';
 export * from './integration-keys/integration-key-history-queries.port';
+export * from './webhooks/webhook.projection';
+export * from './webhooks/webhook-queries.port';
+export * from './outbound/outbound-store.port';

@@ -9,6 +9,7 @@ import { preferencesProjection } from './preferences/preferences.projection';
 import { integrationKeyProjection, type IntegrationKeyRecord } from './integration-keys/integration-key.projection';
 import { integrationKeyHistoryProjection, type IntegrationKeyHistoryEntry } from './integration-keys/integration-key-history.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
+import { webhookProjection, type WebhookRecord } from './webhooks/webhook.projection';
 
 export interface ReadStoreHarness {
   open(): Promise<ReadStore>;
@@ -221,6 +222,22 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       const writes = [[11, 'im.integration_key.revoked'], [10, 'im.integration_key.created'], [9, 'im.integration_key.created']] as const;
       await store.commit(integrationKeyHistoryProjection.name, writes.map(([n, type]) => ({ key: String(n), doc: entry(n, type), position: BigInt(n) })), 11n);
       expect(await store.integrationKeyHistory.list()).toEqual([entry(9, 'im.integration_key.created'), entry(10, 'im.integration_key.created'), entry(11, 'im.integration_key.revoked')]);
+    });
+
+    it('finds a webhook registration by id, lists them oldest first (ties by id), and forgets a removed one', async () => {
+      await store.reset(webhookProjection.name);
+      const hook = (id: string, createdAt: string, enabled = true): WebhookRecord => ({
+        id, url: `https://hooks.example.com/${id}`, eventTypes: ['im.incident.*'], clearance: 'internal', dataAccess: [], description: null, enabled, createdAt, createdBy: 'admin',
+      });
+      expect(await store.webhooks.findById('wh_b')).toBeUndefined();
+      expect(await store.webhooks.list()).toEqual([]);
+      const hooks = [hook('wh_c', '2026-11-22T10:00:00.000Z'), hook('wh_b', '2026-11-22T10:00:00.000Z', false), hook('wh_a', '2026-11-22T12:00:00.000Z')];
+      await store.commit(webhookProjection.name, hooks.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
+      expect(await store.webhooks.findById('wh_b')).toEqual(hooks[1]);
+      expect((await store.webhooks.list()).map((h) => h.id)).toEqual(['wh_b', 'wh_c', 'wh_a']);
+      await store.commit(webhookProjection.name, [{ key: 'wh_c', doc: undefined, position: 4n }], 4n);
+      expect(await store.webhooks.findById('wh_c')).toBeUndefined();
+      expect((await store.webhooks.list()).map((h) => h.id)).toEqual(['wh_b', 'wh_a']);
     });
 
     it('reset drops the documents and the checkpoint', async () => {

@@ -4,6 +4,8 @@ import type { TimelineQueries } from './timeline/timeline-queries.port';
 import type { PreferencesQueries } from './preferences/preferences-queries.port';
 import type { IntegrationKeyQueries } from './integration-keys/integration-key-queries.port';
 import type { IntegrationKeyHistoryQueries } from './integration-keys/integration-key-history-queries.port';
+import type { WebhookQueries } from './webhooks/webhook-queries.port';
+import type { OutboundStore } from './outbound/outbound-store.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -16,5 +18,8 @@ export interface ReadStore extends ProjectionStore {
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
   readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
+  readonly webhooks: WebhookQueries;
+  /** Outbound deliveries (webhooks): not a read model, never reset by a rebuild. */
+  readonly outbound: OutboundStore;
   close(): Promise<void>;
 }

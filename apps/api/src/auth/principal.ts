@@ -20,6 +20,9 @@ export const TIMELINE_ROLES = {
 /** Creates, lists and revokes integration keys, and reads their ledger. */
 export const INTEGRATIONS_ADMIN_ROLE = 'integrations.admin';
 
+/** Registers, lists and removes outbound webhooks, reads their delivery logs and re-sends deliveries. */
+export const WEBHOOKS_ADMIN_ROLE = 'webhooks.admin';
+
 /** The caller of an open development endpoint without a token: sees only what is public. */
 export const ANONYMOUS: Principal = {
   sub: 'anonymous',

@@ -9,6 +9,8 @@ export interface IdGenerator {
   eventId(): string;
   /** The public id of an integration key: 16 lowercase hex characters. */
   integrationKeyId(): string;
+  /** The public id of a webhook registration: 16 lowercase hex characters. */
+  webhookId(): string;
 }
 
 export const ID_GENERATOR = Symbol('ID_GENERATOR');
@@ -17,4 +19,5 @@ export const randomIds: IdGenerator = {
   incidentId: () => `INC-${randomBytes(4).toString('hex')}`,
   eventId: () => randomUUID(),
   integrationKeyId: () => randomBytes(INTEGRATION_KEY_ID_BYTES).toString('hex'),
+  webhookId: () => randomBytes(8).toString('hex'),
 };

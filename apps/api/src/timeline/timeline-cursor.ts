@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { InvalidError } from '@im/incidents';
 import type { TimelinePosition, TimelineQuery } from '@im/read-models';
 import type { Principal } from '../auth/principal';
+import { dataDirKey } from '../secrets/data-dir-key';
+import { open, seal } from '../secrets/sealed-box';
 
 export const CURSOR_KEY = Symbol('CURSOR_KEY');
 
@@ -13,10 +13,6 @@ export const CURSOR_KEY = Symbol('CURSOR_KEY');
 export const CURSOR_KEY_FILE = 'cursor.key';
 /** Ours are about 110 characters; anything much longer is refused before it is decoded. */
 export const MAX_CURSOR_LENGTH = 256;
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const KEY_FILE_TEXT = /^[0-9a-f]{64}\n?$/;
 
 const logger = new Logger('TimelineCursors');
 
@@ -35,20 +31,10 @@ export function cursorKey(config: AppConfig): Buffer {
 }
 
 function keyFileSecret(dataDir: string): Buffer {
-  const file = join(dataDir, CURSOR_KEY_FILE);
   try {
-    mkdirSync(dataDir, { recursive: true });
-    // `wx`: of two processes starting at once, one writes and the other reads what it wrote.
-    writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { flag: 'wx', mode: 0o600 });
+    return dataDirKey(dataDir, CURSOR_KEY_FILE);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return processKey(`cannot create ${file} (${(error as NodeJS.ErrnoException).code})`);
-  }
-  try {
-    const text = readFileSync(file, 'utf8');
-    if (!KEY_FILE_TEXT.test(text)) return processKey(`${file} is not 64 hex characters; delete it to have a new one made`);
-    return Buffer.from(text.trim(), 'hex');
-  } catch (error) {
-    return processKey(`cannot read ${file} (${(error as NodeJS.ErrnoException).code})`);
+    return processKey((error as Error).message);
   }
 }
 
@@ -74,23 +60,17 @@ export class TimelineCursors {
   constructor(@Inject(CURSOR_KEY) private readonly key: Buffer) {}
 
   seal(caller: Principal, query: TimelineQuery, last: TimelinePosition): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES }).setAAD(boundTo(caller, query));
-    const sealed = Buffer.concat([cipher.update(JSON.stringify([last.eventTime, String(last.position)]), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return seal(this.key, JSON.stringify([last.eventTime, String(last.position)]), boundTo(caller, query));
   }
 
   /** The position a cursor resumes after; 400 unless this server sealed it for this caller and query. */
   open(caller: Principal, query: TimelineQuery, cursor: string): TimelinePosition {
     const invalid = new InvalidError('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
-    const bytes = cursor.length <= MAX_CURSOR_LENGTH ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
-    if (bytes.length <= IV_BYTES + TAG_BYTES) throw invalid;
+    const text = cursor.length <= MAX_CURSOR_LENGTH ? open(this.key, cursor, boundTo(caller, query)) : undefined;
+    if (text === undefined) throw invalid;
     let value: unknown;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
-        .setAAD(boundTo(caller, query))
-        .setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      value = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
+      value = JSON.parse(text);
     } catch {
       throw invalid;
     }

@@ -12,7 +12,7 @@ export const TIMELINE_ORDERS = ['asc', 'desc'] as const;
 export const TIMELINE_SEARCH_CRITERIA = ['correlation_key', 'fingerprint', 'incident_id', 'type', 'actor'];
 const TIMELINE_SEARCH_FIELDS = new Set([...TIMELINE_SEARCH_CRITERIA, 'from_time', 'to_time', 'limit', 'cursor', 'order']);
 
-const TYPE_PATTERN = /^im\.[A-Za-z0-9_.-]*\*?$|^\*$/;
+export const TYPE_PATTERN = /^im\.[A-Za-z0-9_.-]*\*?$|^\*$/;
 
 /** The names a request uses for each filter: GET query parameters and the query body differ. */
 interface FilterNames {

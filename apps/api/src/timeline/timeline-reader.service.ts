@@ -1,17 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
-import {
-  PDP,
-  type PolicyAction,
-  type PolicyDecisionPoint,
-  type RedactedEntry,
-  redactEntry,
-  type TimelinePolicy,
-} from '@im/policy';
+import type { PolicyAction, RedactedEntry } from '@im/policy';
 import { TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
-import { TIMELINE_POLICY } from '../policy/policy.module';
+import { TimelineAuthorizer } from './timeline-authorizer';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
 
@@ -35,8 +28,7 @@ const BATCH = 1000;
 export class TimelineReader {
   constructor(
     @Inject(TIMELINE_QUERIES) private readonly timeline: TimelineQueries,
-    @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
-    @Inject(TIMELINE_POLICY) private readonly policy: TimelinePolicy,
+    private readonly authorizer: TimelineAuthorizer,
     private readonly cursors: TimelineCursors,
     private readonly incidents: IncidentQueryService,
   ) {}
@@ -99,19 +91,8 @@ export class TimelineReader {
     };
   }
 
-  /** Asks the PDP once for a batch, even an empty one; keeps what it shows, redacted as it says. */
-  private async authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[]) {
-    const decisions = await this.pdp.decide({
-      subject: { sub: caller.sub, roles: caller.roles, clearance: caller.clearance, data_access: caller.dataAccess },
-      action,
-      resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
-    });
-    const withheld = await this.incidents.withheld(caller, rows.map((row) => row.entry.incidentId));
-    return rows.flatMap((row, i) =>
-      decisions[i].visible && !withheld.has(row.entry.incidentId)
-        ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }]
-        : [],
-    );
+  private authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[]) {
+    return this.authorizer.show(caller, action, rows);
   }
 
   /** A missing incident and one withheld from the caller answer alike: 404. */

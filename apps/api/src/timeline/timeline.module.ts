@@ -7,6 +7,7 @@ import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
 import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
+import { TimelineAuthorizer } from './timeline-authorizer';
 
 @Module({
   imports: [LedgerModule, IncidentsModule],
@@ -14,6 +15,7 @@ import { TimelineReader } from './timeline-reader.service';
   providers: [
     TimelineAppendHandler,
     TimelineReader,
+    TimelineAuthorizer,
     FingerprintClaims,
     TimelineCursors,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },

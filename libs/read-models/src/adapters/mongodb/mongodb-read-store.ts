@@ -11,13 +11,16 @@ import type { IntegrationKeyRecord } from '../../integration-keys/integration-ke
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
 import type { IntegrationKeyHistoryEntry } from '../../integration-keys/integration-key-history.projection';
 import type { IntegrationKeyHistoryQueries } from '../../integration-keys/integration-key-history-queries.port';
+import type { WebhookRecord } from '../../webhooks/webhook.projection';
+import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
 import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 
-/** Positions as fixed-width hex: string order is numeric order, and 128-bit KurrentDB positions fit. */
-export const hex = (position: bigint) => position.toString(16).padStart(32, '0');
-export const fromHex = (position: string) => BigInt(`0x${position}`);
+import { fromHex, hex } from './positions';
+import { MongoOutboundStore } from './mongodb-outbound-store';
+
+export { fromHex, hex };
 
 interface StoredRow {
   _id: string;
@@ -90,6 +93,8 @@ export class MongoReadStore implements ReadStore {
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
   readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
+  readonly webhooks: WebhookQueries;
+  readonly outbound: MongoOutboundStore;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -139,13 +144,24 @@ export class MongoReadStore implements ReadStore {
         return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyHistoryEntry);
       },
     };
+    this.outbound = new MongoOutboundStore(connection);
+    this.webhooks = {
+      findById: async (id) => {
+        const row = await this.models.webhooks.findById(id).lean();
+        return row ? (JSON.parse(row.doc) as WebhookRecord) : undefined;
+      },
+      list: async () => {
+        const rows = await this.models.webhooks.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
+        return rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
+      },
+    };
   }
 
   /** Connects and makes sure every index exists; an unreachable server fails here with a clear error. */
   static async connect(url: string, timeoutMs = 5000): Promise<MongoReadStore> {
     const connection = await mongoose.createConnection(url, { serverSelectionTimeoutMS: timeoutMs }).asPromise();
     const store = new MongoReadStore(connection);
-    await Promise.all(Object.values(store.models).map((model) => model.syncIndexes()));
+    await Promise.all([...Object.values(store.models).map((model) => model.syncIndexes()), store.outbound.syncIndexes()]);
     return store;
   }
 

@@ -11,10 +11,14 @@ import type { IntegrationKeyRecord } from '../../integration-keys/integration-ke
 import type { IntegrationKeyQueries } from '../../integration-keys/integration-key-queries.port';
 import type { IntegrationKeyHistoryEntry } from '../../integration-keys/integration-key-history.projection';
 import type { IntegrationKeyHistoryQueries } from '../../integration-keys/integration-key-history-queries.port';
+import type { WebhookRecord } from '../../webhooks/webhook.projection';
+import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
 import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { SqliteCollection } from './sqlite-schema';
+import { SqliteOutboundStore } from './sqlite-outbound-store';
+import type { OutboundStore } from '../../outbound/outbound-store.port';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -46,6 +50,8 @@ export class SqliteReadStore implements ReadStore {
   readonly preferences: PreferencesQueries;
   readonly integrationKeys: IntegrationKeyQueries;
   readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
+  readonly webhooks: WebhookQueries;
+  readonly outbound: OutboundStore;
 
   /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -97,6 +103,16 @@ export class SqliteReadStore implements ReadStore {
     const selectKeyHistory = this.db.prepare(`SELECT doc FROM integration_key_history ORDER BY position`).pluck();
     this.integrationKeyHistory = {
       list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
+    };
+    this.outbound = new SqliteOutboundStore(this.db);
+    const selectWebhook = this.db.prepare(`SELECT doc FROM webhooks WHERE key = ?`).pluck();
+    const selectWebhooks = this.db.prepare(`SELECT doc FROM webhooks ORDER BY created_at, key`).pluck();
+    this.webhooks = {
+      findById: async (id) => {
+        const doc = selectWebhook.get(id) as string | undefined;
+        return doc === undefined ? undefined : (JSON.parse(doc) as WebhookRecord);
+      },
+      list: async () => (selectWebhooks.all() as string[]).map((doc) => JSON.parse(doc) as WebhookRecord),
     };
   }
 

@@ -1,0 +1,77 @@
+import type { NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
+
+/** How often what the consumers did is committed: what a kill -9 may make them deliver again. */
+const FLUSH_EVERY_MS = 100;
+
+/**
+ * Gathers every consumer's attempts and checkpoint moves and commits them
+ * together, a few times a second: one store write for a hundred consumers
+ * instead of one per delivery. A crash loses at most the last interval, which
+ * is then delivered again (at least once, never skipped).
+ */
+export class OutboundJournal {
+  private pending = new Map<string, OutboundProgress>();
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+  /** Resolved when what was pending at the time they were added is committed. */
+  private waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly store: OutboundStore,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  record(consumer: string, attempt: NewDeliveryAttempt): void {
+    this.progressOf(consumer).attempts.push(attempt);
+  }
+
+  /** The consumer is done with every event up to `position`. */
+  advance(consumer: string, position: bigint): void {
+    this.progressOf(consumer).position = position;
+  }
+
+  /** Resolves once everything recorded so far is committed (a re-send is marked done only then). */
+  committed(): Promise<void> {
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Commits what is pending; one commit at a time, in order. A failed commit is put back and tried again. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.pending;
+      const waiting = this.waiting;
+      this.pending = new Map();
+      this.waiting = [];
+      try {
+        if (batch.size > 0) await this.store.commit([...batch.values()]);
+        waiting.forEach((resolve) => resolve());
+      } catch (error) {
+        this.onError(error);
+        this.waiting.unshift(...waiting);
+        for (const [consumer, progress] of batch) {
+          const later = this.pending.get(consumer);
+          this.pending.set(consumer, { consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
+        }
+      }
+    });
+    return this.flushing;
+  }
+
+  private progressOf(consumer: string): OutboundProgress {
+    let progress = this.pending.get(consumer);
+    if (!progress) {
+      progress = { consumer, attempts: [] };
+      this.pending.set(consumer, progress);
+    }
+    return progress;
+  }
+}

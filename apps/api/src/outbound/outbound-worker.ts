@@ -1,0 +1,115 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { NewDeliveryAttempt } from '@im/read-models';
+import { ABORTED, type OutboundChannel, type OutboundMessage, type OutboundTarget } from './outbound-channel';
+import type { LedgerTail } from './ledger-tail';
+import type { OutboundJournal } from './outbound-journal';
+import type { RetrySchedule } from './retry-schedule';
+
+const BATCH = 200;
+/** After an unexpected error (the store, the PDP), the pause before the same events are tried again. */
+const ERROR_PAUSE_MS = 1000;
+
+export interface WorkerContext<Target extends OutboundTarget, Message extends OutboundMessage> {
+  channel: OutboundChannel<Target, Message>;
+  tail: LedgerTail;
+  journal: OutboundJournal;
+  schedule: RetrySchedule;
+  attemptId: () => string;
+  now: () => number;
+  onError: (target: Target, error: unknown) => void;
+}
+
+export const consumerOf = (channel: string, targetId: string) => `${channel}:${targetId}`;
+
+/**
+ * Delivers the ledger to one target, in ledger order, one event at a time:
+ * each event until it succeeds or its retries end, then the next. Each target
+ * has its own worker, so a slow or failing endpoint holds up only itself.
+ */
+export class OutboundWorker<Target extends OutboundTarget, Message extends OutboundMessage> {
+  private readonly stopping = new AbortController();
+  private running: Promise<void> = Promise.resolve();
+  private readonly consumer: string;
+
+  constructor(
+    private readonly context: WorkerContext<Target, Message>,
+    readonly target: Target,
+    private position: bigint,
+  ) {
+    this.consumer = consumerOf(context.channel.name, target.id);
+  }
+
+  start(): void {
+    this.running = this.loop();
+  }
+
+  /** Stops at once: a request in flight is cut, and its event is delivered again after a restart. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  /** Records one attempt of this target (a re-send goes through here too). */
+  async attempt(message: Message, signal: AbortSignal): Promise<{ error: string | null; gone?: boolean } | undefined> {
+    const started = this.context.now();
+    const outcome = await this.context.channel.send(this.target, message, signal);
+    if (outcome.error === ABORTED) return undefined;
+    const attempt: NewDeliveryAttempt = {
+      id: this.context.attemptId(),
+      channel: this.context.channel.name,
+      targetId: this.target.id,
+      eventId: message.eventId,
+      position: message.position,
+      messageId: message.messageId,
+      attemptedAt: new Date(started).toISOString(),
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      durationMs: Math.max(0, this.context.now() - started),
+    };
+    this.context.journal.record(this.consumer, attempt);
+    if (outcome.gone) {
+      this.stopping.abort();
+      await this.context.channel.retire(this.target);
+    }
+    return outcome;
+  }
+
+  private async loop(): Promise<void> {
+    const { tail, channel, journal } = this.context;
+    const signal = this.stopping.signal;
+    while (!signal.aborted) {
+      try {
+        const events = await tail.read(this.position, BATCH);
+        if (events.length === 0) {
+          await tail.waitBeyond(this.position, signal);
+          continue;
+        }
+        const messages = await channel.prepare(this.target, events);
+        for (const message of messages) {
+          if (!(await this.deliver(message, signal))) return;
+          journal.advance(this.consumer, message.position);
+        }
+        this.position = events[events.length - 1].position;
+        journal.advance(this.consumer, this.position);
+      } catch (error) {
+        this.context.onError(this.target, error);
+        await sleep(ERROR_PAUSE_MS, undefined, { signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Tries one event until it succeeds or its retries end (true), or the worker stops (false). */
+  private async deliver(message: Message, signal: AbortSignal): Promise<boolean> {
+    const firstAttemptAt = this.context.now();
+    for (let failures = 1; ; failures += 1) {
+      const outcome = await this.attempt(message, signal);
+      if (!outcome || signal.aborted) return false;
+      if (outcome.error === null) return true;
+      const delay = this.context.schedule.nextDelayMs(failures, firstAttemptAt, this.context.now());
+      // Given up: the log shows every failed attempt, and the next event goes.
+      if (delay === undefined) return true;
+      const slept = await sleep(delay, true, { signal }).catch(() => false);
+      if (!slept) return false;
+    }
+  }
+}

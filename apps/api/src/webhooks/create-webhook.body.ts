@@ -1,0 +1,56 @@
+import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
+import { InvalidError, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
+import { jsonObjectBody } from '../http/json-body.parser';
+import { TYPE_PATTERN } from '../timeline/timeline-filter';
+
+export interface CreateWebhookInput {
+  url: URL;
+  eventTypes: string[];
+  clearance: Visibility;
+  dataAccess: DataClass[];
+  description: string | null;
+}
+
+/** What a registration sees by default (extensions.md section 4): internal, no data class. */
+export const DEFAULT_WEBHOOK_CLEARANCE: Visibility = 'internal';
+
+const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+function urlProblem(url: unknown): string | undefined {
+  if (typeof url !== 'string' || url.length > WEBHOOK_URL_MAX_LENGTH) return `url is required and must be an http(s) URL of at most ${WEBHOOK_URL_MAX_LENGTH} characters`;
+  if (!URL.canParse(url)) return 'url must be an absolute http(s) URL';
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'url must be an absolute http(s) URL';
+  // The url is shown to every webhooks admin and kept in the ledger: a credential in it would be too.
+  if (parsed.username || parsed.password) return 'url must not carry a user name or password: deliveries are signed instead';
+  return undefined;
+}
+
+/**
+ * POST /api/v1/webhooks: `{url, event_types, clearance?, data_access?,
+ * description?}`; any other field is ignored. Whether the url's address may
+ * be reached is checked next, with DNS (checkDestination).
+ */
+export function parseCreateWebhookBody(body: unknown): CreateWebhookInput {
+  const { url, event_types: eventTypes, clearance = DEFAULT_WEBHOOK_CLEARANCE, data_access: dataAccess = [], description = null } = jsonObjectBody(body);
+  const problems = [
+    urlProblem(url),
+    !(isStrings(eventTypes) && eventTypes.length > 0 && eventTypes.every((type) => TYPE_PATTERN.test(type))) &&
+      'event_types is required and must list event types, each optionally ending in * (e.g. im.incident.*), or *',
+    !(VISIBILITIES as readonly unknown[]).includes(clearance) && `clearance must be one of ${VISIBILITIES.join(', ')}`,
+    !(isStrings(dataAccess) && dataAccess.every((c) => (DATA_CLASSES as readonly string[]).includes(c))) && `data_access must be a list of ${DATA_CLASSES.join(', ')}`,
+    !(description === null || typeof description === 'string') && 'description must be a string',
+  ].filter((problem): problem is string => typeof problem === 'string');
+  if (problems.length) throw new InvalidError(problems.join('; '));
+  return {
+    url: new URL(url as string),
+    eventTypes: eventTypes as string[],
+    clearance: clearance as Visibility,
+    dataAccess: dataAccess as DataClass[],
+    description: description as string | null,
+  };
+}
+
+/** Whether an event type matches a registration's pattern: exact, a prefix ending in `*`, or `*`. */
+export const typeMatches = (pattern: string, type: string): boolean =>
+  pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;

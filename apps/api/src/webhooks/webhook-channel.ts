@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { DataClass, Visibility } from '@im/cloudevents';
+import type { RecordedEvent } from '@im/event-store';
+import { incidentIdOfStream } from '@im/incidents';
+import { type ProjectionProgress, type TimelineRow, toTimelineEntry, toTimelineRecord } from '@im/read-models';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
+import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
+import { typeMatches } from './create-webhook.body';
+import { WebhookSender } from './webhook-sender';
+
+export const WEBHOOK_CHANNEL = 'webhook';
+/** The secret did not open (WEBHOOK_SECRET_KEY changed?): nothing unsigned is ever sent. */
+export const SECRET_UNAVAILABLE = 'secret_unavailable';
+
+export interface WebhookTarget extends OutboundTarget {
+  url: string;
+  /** undefined when the sealed secret does not open with this process's key. */
+  secret: string | undefined;
+  eventTypes: string[];
+  /** Who the registration reads as: its clearance and data access, by the rules of a timeline reader. */
+  reader: Principal;
+  agents: ReturnType<typeof WebhookSender.agents>;
+}
+
+export interface WebhookMessage extends OutboundMessage {
+  body: string;
+}
+
+export const webhookReader = (id: string, clearance: string, dataAccess: string[]): Principal => ({
+  sub: `webhook:${id}`,
+  roles: [TIMELINE_ROLES.reader],
+  clearance: clearance as Visibility,
+  dataAccess: dataAccess as DataClass[],
+  authenticated: true,
+});
+
+/** `webhook-id`: one per event and registration, the same on every retry and re-send. */
+export const webhookMessageId = (webhookId: string, event: RecordedEvent): string =>
+  `msg_${createHash('sha256').update(`${webhookId}\n${event.position}\n${event.event.id}`).digest('base64url').slice(0, 32)}`;
+
+/** A timeline event as every read path sees it; undefined for one the timeline could not hold (a time it cannot order). */
+function timelineRow(recorded: RecordedEvent): TimelineRow | undefined {
+  try {
+    return { entry: toTimelineEntry(toTimelineRecord(recorded)), position: recorded.position };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Webhooks as an outbound channel: the timeline events a registration asked
+ * for, as a reader with its clearance and data access sees them (withheld
+ * events are not sent; the rest redacted as on every read), each body the
+ * stored CloudEvent in structured mode, signed per Standard Webhooks.
+ */
+export class WebhookChannel implements OutboundChannel<WebhookTarget, WebhookMessage> {
+  readonly name = WEBHOOK_CHANNEL;
+
+  constructor(
+    private readonly authorizer: TimelineAuthorizer,
+    private readonly progress: ProjectionProgress,
+    private readonly progressWaitMs: number,
+    private readonly sender: WebhookSender,
+    private readonly disable: (id: string) => Promise<void>,
+  ) {}
+
+  async prepare(target: WebhookTarget, events: RecordedEvent[]): Promise<WebhookMessage[]> {
+    const wanted = events.filter((recorded) => incidentIdOfStream(recorded.streamId) !== undefined && target.eventTypes.some((p) => typeMatches(p, recorded.event.type)));
+    const rows = wanted.map(timelineRow).filter((row): row is TimelineRow => row !== undefined);
+    if (rows.length === 0) return [];
+    // Whether an incident is withheld is read from the incidents read model: it must show these events first.
+    await this.progress.waitFor(rows[rows.length - 1].position, this.progressWaitMs);
+    const shown = await this.authorizer.show(target.reader, 'timeline.read', rows);
+    const recordedAt = new Map(wanted.map((recorded) => [recorded.position, recorded]));
+    return shown.map(({ row, entry }) => ({
+      eventId: row.entry.id,
+      position: row.position,
+      messageId: webhookMessageId(target.id, recordedAt.get(row.position)!),
+      body: JSON.stringify(entry.entry.event),
+    }));
+  }
+
+  async send(target: WebhookTarget, message: WebhookMessage, signal: AbortSignal): Promise<SendOutcome> {
+    if (target.secret === undefined) return { statusCode: null, error: SECRET_UNAVAILABLE };
+    return this.sender.send({ url: target.url, secret: target.secret, messageId: message.messageId, body: message.body }, target.agents, signal);
+  }
+
+  async retire(target: WebhookTarget): Promise<void> {
+    target.agents.http.destroy();
+    target.agents.https.destroy();
+    await this.disable(target.id);
+  }
+}

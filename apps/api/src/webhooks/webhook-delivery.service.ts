@@ -1,0 +1,105 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
+import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, WEBHOOKS_STREAM, type WebhookRegisteredData } from '@im/incidents';
+import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
+import { RetrySchedule } from '../outbound/retry-schedule';
+import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
+import { WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
+import { WebhookCommandHandler } from './webhook-command.handler';
+import { openWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
+import { WebhookSender } from './webhook-sender';
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * Delivers every registration's events: where the projections run
+ * (PROJECTOR=embedded in the api, always in apps/projector), never in both.
+ * The registrations are folded from the `webhooks` stream itself: those up
+ * to the head at start from the stream, later ones as the ledger brings them,
+ * so a registration starts at its own position and removals stop it at once.
+ */
+@Injectable()
+export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private dispatcher?: OutboundDispatcher<WebhookTarget, WebhookMessage>;
+  private readonly targets = new Map<string, WebhookTarget>();
+  /** The `webhooks` stream is applied up to here; events the ledger brings before the history is read wait in `early`. */
+  private applied = -1n;
+  private early?: RecordedEvent[] = [];
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(OUTBOUND_STORE) private readonly store: OutboundStore,
+    @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
+    @Inject(WEBHOOK_SECRET_KEY) private readonly secretKey: Buffer,
+    private readonly authorizer: TimelineAuthorizer,
+    private readonly commands: WebhookCommandHandler,
+  ) {}
+
+  /** Whether this process delivers (else apps/projector does). */
+  get active(): boolean {
+    return this.config.projector === 'embedded';
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.active) return;
+    const { webhooks } = this.config;
+    const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, allowPrivateNetworks: webhooks.allowPrivateNetworks });
+    const channel = new WebhookChannel(this.authorizer, this.progress, this.config.projectionWaitMs, sender, (id) => this.commands.disable(id, 'gone'));
+    this.dispatcher = new OutboundDispatcher(channel, this.eventStore, this.store, {
+      schedule: new RetrySchedule({ initialMs: webhooks.retryInitialMs, windowMs: webhooks.retryHours * HOUR_MS }),
+      onError: (what, error) => this.logger.error(`Could not ${what}, will try again: ${String(error)}`),
+    });
+    await this.dispatcher.start((events) => {
+      const ours = events.filter((recorded) => recorded.streamId === WEBHOOKS_STREAM);
+      if (this.early) this.early.push(...ours);
+      else this.apply(ours);
+    });
+    this.apply(await this.eventStore.readStream(WEBHOOKS_STREAM));
+    const early = this.early;
+    this.early = undefined;
+    this.apply(early ?? []);
+    this.dispatcher.serveResends();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.dispatcher?.stop();
+    this.targets.forEach(({ agents }) => [agents.http, agents.https].forEach((agent) => agent.destroy()));
+  }
+
+  private apply(events: RecordedEvent[]): void {
+    for (const recorded of events) {
+      if (recorded.position <= this.applied) continue;
+      this.applied = recorded.position;
+      const id = (recorded.event.data as { id?: string } | undefined)?.id;
+      if (typeof id !== 'string') continue;
+      if (recorded.event.type === WEBHOOK_REGISTERED_TYPE) this.add(recorded, recorded.event.data as unknown as WebhookRegisteredData);
+      else if (recorded.event.type === WEBHOOK_DISABLED_TYPE || recorded.event.type === WEBHOOK_REMOVED_TYPE) this.remove(id);
+    }
+  }
+
+  private add(recorded: RecordedEvent, data: WebhookRegisteredData): void {
+    const secret = openWebhookSecret(this.secretKey, data.id, data.sealed_secret);
+    if (secret === undefined) this.logger.error(`Webhook ${data.id}: its secret does not open with this WEBHOOK_SECRET_KEY; its deliveries fail until the key is restored`);
+    const target: WebhookTarget = {
+      id: data.id,
+      startAfter: recorded.position,
+      url: data.url,
+      secret,
+      eventTypes: data.event_types,
+      reader: webhookReader(data.id, data.clearance, data.data_access),
+      agents: WebhookSender.agents(),
+    };
+    this.targets.set(target.id, target);
+    void this.dispatcher!.add(target);
+  }
+
+  private remove(id: string): void {
+    const target = this.targets.get(id);
+    this.targets.delete(id);
+    void this.dispatcher!.remove(id).then(() => [target?.agents.http, target?.agents.https].forEach((agent) => agent?.destroy()));
+  }
+}

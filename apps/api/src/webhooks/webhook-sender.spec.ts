@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { newWebhookSecret } from './webhook-secret';
+import { WebhookSender } from './webhook-sender';
+
+describe('WebhookSender', () => {
+  let server: Server;
+  let url: string;
+  const requests: { headers: Record<string, unknown>; body: string }[] = [];
+  let answer: 'ok' | 'hang' = 'ok';
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk)).on('end', () => {
+        requests.push({ headers: req.headers, body });
+        if (answer === 'ok') res.writeHead(200).end();
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  beforeEach(() => {
+    requests.length = 0;
+    answer = 'ok';
+  });
+
+  const secret = newWebhookSecret();
+  const message = (to: string) => ({ url: to, secret, messageId: 'msg_1', body: '{"id":"e1"}' });
+
+  it('refuses a private address at delivery (WEBHOOK_ALLOW_PRIVATE_NETWORKS off): nothing is sent, blocked_address is recorded', async () => {
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: false });
+    for (const to of [url, url.replace('127.0.0.1', '[::ffff:127.0.0.1]'), url.replace('127.0.0.1', 'localhost'), url.replace('127.0.0.1', '2130706433')]) {
+      expect(await sender.send(message(to), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: null, error: 'blocked_address' });
+    }
+    expect(requests).toHaveLength(0);
+  });
+
+  it('sends a signed request the reference library verifies when private networks are allowed', async () => {
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    expect(await sender.send(message(url), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: 200, error: null });
+    expect(new Webhook(secret).verify(requests[0].body, requests[0].headers as Record<string, string>)).toEqual({ id: 'e1' });
+  });
+
+  it('gives up on an endpoint that does not answer within the timeout', async () => {
+    answer = 'hang';
+    const sender = new WebhookSender({ timeoutMs: 300, allowPrivateNetworks: true });
+    const started = Date.now();
+    expect(await sender.send(message(url), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});

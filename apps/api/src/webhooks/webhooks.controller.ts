@@ -1,0 +1,59 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { type Principal, WEBHOOKS_ADMIN_ROLE } from '../auth/principal';
+import { parseCreateWebhookBody } from './create-webhook.body';
+import { WebhookCommandHandler } from './webhook-command.handler';
+import { WebhookDeliveries } from './webhook-deliveries.service';
+import { WebhookQueryService } from './webhook-query.service';
+import type { CreatedWebhook } from './webhook.view';
+import { WebhooksApiDocs } from './webhooks.api-docs';
+
+@WebhooksApiDocs.controller
+@RequireRole(WEBHOOKS_ADMIN_ROLE)
+@Controller('api/v1/webhooks')
+export class WebhooksController {
+  constructor(
+    private readonly commands: WebhookCommandHandler,
+    private readonly webhooks: WebhookQueryService,
+    private readonly deliveries: WebhookDeliveries,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @WebhooksApiDocs.create
+  create(@Body() body: unknown, @CurrentPrincipal() admin: Principal): Promise<CreatedWebhook> {
+    return this.commands.register(parseCreateWebhookBody(body), admin.sub);
+  }
+
+  @Get()
+  @WebhooksApiDocs.list
+  async list() {
+    return { items: await this.webhooks.list() };
+  }
+
+  @Get(':id')
+  @WebhooksApiDocs.get
+  get(@Param('id') id: string) {
+    return this.webhooks.get(id);
+  }
+
+  @Get(':id/deliveries')
+  @WebhooksApiDocs.deliveries
+  async listDeliveries(@Param('id') id: string) {
+    return { items: await this.deliveries.list(id) };
+  }
+
+  @Post(':id/deliveries/:delivery_id/retry')
+  @HttpCode(202)
+  @WebhooksApiDocs.retry
+  async retry(@Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<void> {
+    await this.deliveries.retry(id, deliveryId);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @WebhooksApiDocs.remove
+  async remove(@Param('id') id: string, @CurrentPrincipal() admin: Principal): Promise<void> {
+    await this.commands.remove(id, admin.sub);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { WebhookDeliveryModule } from './webhook-delivery.module';
+import { WebhookDeliveries } from './webhook-deliveries.service';
+import { WebhookQueryService } from './webhook-query.service';
+import { WebhooksController } from './webhooks.controller';
+
+@Module({
+  imports: [WebhookDeliveryModule],
+  controllers: [WebhooksController],
+  providers: [WebhookQueryService, WebhookDeliveries],
+})
+export class WebhooksModule {}

@@ -1,0 +1,114 @@
+import type Database from 'better-sqlite3';
+import type { DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+
+interface AttemptRow {
+  id: string;
+  channel: string;
+  target_id: string;
+  event_id: string;
+  position: number | bigint;
+  message_id: string;
+  attempt: number;
+  attempted_at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
+  id: row.id,
+  channel: row.channel,
+  targetId: row.target_id,
+  eventId: row.event_id,
+  position: BigInt(row.position),
+  messageId: row.message_id,
+  attempt: row.attempt,
+  attemptedAt: row.attempted_at,
+  statusCode: row.status_code,
+  error: row.error,
+  durationMs: row.duration_ms,
+});
+
+/** Outbound deliveries in the read models' SQLite file: three tables of their own, which no rebuild touches. */
+export class SqliteOutboundStore implements OutboundStore {
+  private readonly selectCheckpoint;
+  private readonly moveCheckpoint;
+  private readonly insertAttempt;
+  private readonly selectAttempts;
+  private readonly selectAttempt;
+  private readonly insertResend;
+  private readonly selectResends;
+  private readonly deleteResend;
+  private readonly commitAll;
+
+  constructor(db: Database.Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS outbound_checkpoints (consumer TEXT PRIMARY KEY, position INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS outbound_attempts (
+        id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, event_id TEXT NOT NULL, position INTEGER NOT NULL,
+        message_id TEXT NOT NULL, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, status_code INTEGER, error TEXT, duration_ms INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS outbound_attempts_by_target ON outbound_attempts (channel, target_id, id);
+      CREATE INDEX IF NOT EXISTS outbound_attempts_by_event ON outbound_attempts (channel, target_id, event_id);
+      CREATE TABLE IF NOT EXISTS outbound_resends (id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, attempt_id TEXT NOT NULL, requested_at TEXT NOT NULL);`);
+    this.selectCheckpoint = db.prepare(`SELECT position FROM outbound_checkpoints WHERE consumer = ?`).pluck().safeIntegers();
+    this.moveCheckpoint = db.prepare(
+      `INSERT INTO outbound_checkpoints (consumer, position) VALUES (?, ?)
+       ON CONFLICT (consumer) DO UPDATE SET position = max(position, excluded.position)`,
+    );
+    // The attempt is numbered in the insert itself: one more than the event's attempts already recorded.
+    this.insertAttempt = db.prepare(
+      `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
+       VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
+         1 + (SELECT count(*) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId),
+         @attemptedAt, @statusCode, @error, @durationMs)`,
+    );
+    this.selectAttempts = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? ORDER BY id DESC LIMIT ?`);
+    this.selectAttempt = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? AND id = ?`);
+    this.insertResend = db.prepare(
+      `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`,
+    );
+    this.selectResends = db.prepare(`SELECT * FROM outbound_resends WHERE channel = ? ORDER BY requested_at, id`);
+    this.deleteResend = db.prepare(`DELETE FROM outbound_resends WHERE id = ?`);
+    this.commitAll = db.transaction((progress: OutboundProgress[]) => {
+      for (const { consumer, position, attempts } of progress) {
+        for (const attempt of attempts) this.insertAttempt.run({ ...attempt, position: attempt.position });
+        if (position !== undefined) this.moveCheckpoint.run(consumer, position);
+      }
+    });
+  }
+
+  async checkpoint(consumer: string): Promise<bigint | undefined> {
+    return this.selectCheckpoint.get(consumer) as bigint | undefined;
+  }
+
+  async commit(progress: OutboundProgress[]): Promise<void> {
+    this.commitAll(progress);
+  }
+
+  async attempts(channel: string, targetId: string, limit: number): Promise<DeliveryAttempt[]> {
+    return (this.selectAttempts.all(channel, targetId, limit) as AttemptRow[]).map(toAttempt);
+  }
+
+  async findAttempt(channel: string, targetId: string, attemptId: string): Promise<DeliveryAttempt | undefined> {
+    const row = this.selectAttempt.get(channel, targetId, attemptId) as AttemptRow | undefined;
+    return row && toAttempt(row);
+  }
+
+  async requestResend(request: ResendRequest): Promise<void> {
+    this.insertResend.run(request);
+  }
+
+  async pendingResends(channel: string): Promise<ResendRequest[]> {
+    return (this.selectResends.all(channel) as { id: string; channel: string; target_id: string; attempt_id: string; requested_at: string }[]).map((row) => ({
+      id: row.id,
+      channel: row.channel,
+      targetId: row.target_id,
+      attemptId: row.attempt_id,
+      requestedAt: row.requested_at,
+    }));
+  }
+
+  async completeResend(id: string): Promise<void> {
+    this.deleteResend.run(id);
+  }
+}

@@ -1,0 +1,78 @@
+import type { ReadStoreHarness } from '../read-store.contract';
+import type { NewDeliveryAttempt } from './outbound-store.port';
+
+let sequence = 0;
+const attempt = (targetId: string, eventId: string, over: Partial<NewDeliveryAttempt> = {}): NewDeliveryAttempt => {
+  sequence += 1;
+  return {
+    id: `a${String(sequence).padStart(6, '0')}`,
+    channel: 'webhook',
+    targetId,
+    eventId,
+    position: 7n,
+    messageId: `msg_${targetId}_${eventId}`,
+    attemptedAt: new Date(Date.UTC(2026, 10, 22, 10, 0, sequence)).toISOString(),
+    statusCode: 500,
+    error: 'unsuccessful_status',
+    durationMs: 12,
+    ...over,
+  };
+};
+
+/** The behaviour every OutboundStore adapter must show (it is opened with the read store, over the same harness). */
+export function describeOutboundStoreContract(adapter: string, makeHarness: () => ReadStoreHarness): void {
+  describe(`OutboundStore contract: ${adapter}`, () => {
+    let harness: ReadStoreHarness;
+    let close: () => Promise<void>;
+    let store: Awaited<ReturnType<ReadStoreHarness['open']>>['outbound'];
+
+    beforeEach(async () => {
+      harness = makeHarness();
+      const opened = await harness.open();
+      store = opened.outbound;
+      close = () => opened.close();
+    });
+    afterEach(async () => {
+      await close();
+      await harness.dispose();
+    });
+
+    it('keeps one checkpoint per consumer, only ever moving forward', async () => {
+      expect(await store.checkpoint('webhook:w1')).toBeUndefined();
+      await store.commit([{ consumer: 'webhook:w1', position: 10n, attempts: [] }, { consumer: 'webhook:w2', position: 3n, attempts: [] }]);
+      await store.commit([{ consumer: 'webhook:w1', position: 4n, attempts: [] }]);
+      expect(await store.checkpoint('webhook:w1')).toBe(10n);
+      expect(await store.checkpoint('webhook:w2')).toBe(3n);
+      // Positions beyond 2^53 survive (KurrentDB's are larger still, which SQLite is never paired with).
+      await store.commit([{ consumer: 'webhook:w2', position: 9_007_199_254_740_993n, attempts: [] }]);
+      expect(await store.checkpoint('webhook:w2')).toBe(9_007_199_254_740_993n);
+    });
+
+    it('numbers attempts from 1 per event and target, and lists a target newest first', async () => {
+      const first = attempt('w1', 'e1');
+      await store.commit([{ consumer: 'webhook:w1', attempts: [first, attempt('w2', 'e1')] }]);
+      await store.commit([{ consumer: 'webhook:w1', position: 7n, attempts: [attempt('w1', 'e1', { statusCode: 204, error: null }), attempt('w1', 'e2', { statusCode: null, error: 'timeout' })] }]);
+      const listed = await store.attempts('webhook', 'w1', 10);
+      expect(listed.map((a) => [a.eventId, a.attempt, a.statusCode, a.error])).toEqual([
+        ['e2', 1, null, 'timeout'],
+        ['e1', 2, 204, null],
+        ['e1', 1, 500, 'unsuccessful_status'],
+      ]);
+      expect(await store.attempts('webhook', 'w1', 1)).toHaveLength(1);
+      expect(await store.findAttempt('webhook', 'w1', first.id)).toEqual({ ...first, attempt: 1 });
+      expect(await store.findAttempt('webhook', 'w2', first.id)).toBeUndefined();
+      expect(await store.checkpoint('webhook:w1')).toBe(7n);
+    });
+
+    it('holds re-send requests until they are carried out, oldest first, once each', async () => {
+      const request = (id: string, second: number) => ({ id, channel: 'webhook', targetId: 'w1', attemptId: 'a1', requestedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() });
+      await store.requestResend(request('r2', 2));
+      await store.requestResend(request('r1', 1));
+      await store.requestResend(request('r1', 1));
+      expect((await store.pendingResends('webhook')).map((r) => r.id)).toEqual(['r1', 'r2']);
+      expect(await store.pendingResends('email')).toEqual([]);
+      await store.completeResend('r1');
+      expect(await store.pendingResends('webhook')).toEqual([request('r2', 2)]);
+    });
+  });
+}
