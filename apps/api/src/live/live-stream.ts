@@ -23,6 +23,11 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
   private waiting?: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void };
   private failure?: unknown;
   private closed = false;
+  private markEnded!: () => void;
+  /** Resolves once the stream has failed or been closed: a writer waiting on a full socket stops waiting. */
+  readonly ended = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
+  });
 
   constructor(
     private readonly limit: number,
@@ -55,6 +60,7 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
     if (this.closed || this.failure !== undefined) return;
     this.failure = error;
     this.queue.length = 0;
+    this.markEnded();
     this.unsubscribe();
     void this.replay?.return?.();
     const waiting = this.waiting;
@@ -93,6 +99,7 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
     if (!this.closed) {
       this.closed = true;
       this.queue.length = 0;
+      this.markEnded();
       if (this.failure === undefined) this.unsubscribe();
       void this.replay?.return?.();
       const waiting = this.waiting;
