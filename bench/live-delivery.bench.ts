@@ -131,7 +131,7 @@ export async function liveDelivery(seconds: number): Promise<string> {
       '| figure | value |',
       '|---|---|',
       `| appends refused in the paced run | ${failed} |`,
-      `| subscribers that received every accepted append's event, in order | ${paced.complete} of ${subscriberCount} |`,
+      `| subscribers that received every accepted append's event, each once | ${paced.complete} of ${subscriberCount} |`,
       `| subscribers the server disconnected: in the paced run / in the throughput run | ${paced.ended} / ${afterThroughput.ended - paced.ended} |`,
       `| deliveries | ${paced.deliveries} of ${(total - failed) * subscriberCount} |`,
       `| append sent → delivered, p50 / p99 / max ms | ${paced.p50.toFixed(1)} / ${paced.p99.toFixed(1)} / ${paced.max.toFixed(1)} |`,
