@@ -10,6 +10,7 @@ import { adapterChoice } from './adapter-choice.bench';
 import { alertStorm } from './alert-storm.bench';
 import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
+import { liveDelivery } from './live-delivery.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
@@ -25,6 +26,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'alert-storm': alertStorm,
   'content-modes': contentModes,
   'webhook-delivery': webhookDelivery,
+  'live-delivery': liveDelivery,
 };
 
 function machine(): string {

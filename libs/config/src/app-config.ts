@@ -21,6 +21,7 @@ export interface AppConfig {
   warRoomUrlTemplate: string | null;
   http: HttpConfig;
   webhooks: WebhooksConfig;
+  live: LiveConfig;
   logLevel: LogLevelName;
 }
 
@@ -48,6 +49,13 @@ function webhooksConfig(env: Env): WebhooksConfig {
     allowPrivateNetworks: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
     secretKey,
   };
+}
+
+export interface LiveConfig {
+  /** Events a live subscriber may fall behind by before it is disconnected (it resumes with its last cursor). */
+  queueLimit: number;
+  /** A stream with nothing to send sends a comment this often (at most 15 s). */
+  heartbeatMs: number;
 }
 
 export interface HttpConfig {
@@ -193,6 +201,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     http: httpConfig(env),
     webhooks: webhooksConfig(env),
+    live: {
+      queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
+      heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

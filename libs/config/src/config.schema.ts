@@ -48,6 +48,14 @@ export const CONFIG_SCHEMA = {
       minLength: 32,
       description: 'Seals webhook signing secrets at rest; the same value on the api and apps/projector. Default: a key generated into DATA_DIR/webhook-secret.key',
     },
+    LIVE_QUEUE_LIMIT: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 500,
+      description: 'Events a live subscriber (SSE, GraphQL subscription) may fall behind by before it is disconnected; it resumes with its last cursor',
+    },
+    LIVE_HEARTBEAT_MS: { type: 'integer', minimum: 100, maximum: 15000, default: 15000, description: 'How often an idle live stream sends a comment' },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'JSON logs on stdout' },
   },
 } as const;

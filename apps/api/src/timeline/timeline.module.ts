@@ -20,6 +20,6 @@ import { TimelineAuthorizer } from './timeline-authorizer';
     TimelineCursors,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
-  exports: [TimelineReader, FingerprintClaims, TimelineAppendHandler],
+  exports: [TimelineReader, TimelineCursors, FingerprintClaims, TimelineAppendHandler],
 })
 export class TimelineModule {}

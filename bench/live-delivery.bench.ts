@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { DEVELOPMENT_JWT_SECRET } from '@im/config';
+import { token } from '../test/support/tokens';
+import type { SubscribersData, SubscribersReport, ToSubscribers } from './live-subscribers.worker';
+import { load, type LoadResult, withBuiltServer } from './support/load';
+
+const WRITER = `Bearer ${token({ sub: 'bench-writer', roles: ['timeline.writer'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+/** One token for every subscriber: a fleet of wall dashboards. (The feed asks the policy once per batch and kind of caller.) */
+const READER = `Bearer ${token({ sub: 'bench-dashboard', roles: ['timeline.reader'], clearance: 'internal' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+const APPENDS_PER_SECOND = 200;
+const THROUGHPUT_SECONDS = 10;
+const CONNECTIONS = 8;
+
+const rssMiB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
+
+const noteBody = (incidentId: string, sequence: number | string) =>
+  JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'im://bench', type: 'im.incident.note', time: new Date().toISOString(), subject: `incident/${incidentId}`, data: { content: `n${sequence}`, service: 'bench' } });
+
+/** As many appends as 8 connections can make (autocannon), to one incident. */
+const maxAppends = (url: string, incidentId: string): Promise<LoadResult> =>
+  load({
+    url: `${url}/api/v1/timeline/events`,
+    connections: CONNECTIONS,
+    duration: THROUGHPUT_SECONDS,
+    headers: { authorization: WRITER, 'content-type': 'application/cloudevents+json' },
+    requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: noteBody(incidentId, 'x') }) }],
+  });
+
+/** Appends a note per entry of `sentAt` at `perSecond`, open loop (each on time, whatever the answers take), writing each one's send time (ms since the epoch) into it; answers how many were refused. */
+async function pacedAppends(url: string, incidentId: string, sentAt: Float64Array, perSecond: number): Promise<number> {
+  const total = sentAt.length;
+  let failed = 0;
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    sentAt[i] = performance.timeOrigin + performance.now();
+    inFlight.push(
+      fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers: { authorization: WRITER, 'content-type': 'application/cloudevents+json' }, body: noteBody(incidentId, i) }).then(
+        async (res) => {
+          await res.arrayBuffer();
+          if (res.status !== 201) failed++;
+        },
+        () => void failed++,
+      ),
+    );
+  }
+  await Promise.all(inFlight);
+  return failed;
+}
+
+/** The subscribers' thread (ts-node in the worker too): resolves `opened` once every subscriber is subscribed. */
+function subscribersWorker(data: SubscribersData) {
+  const worker = new Worker(
+    `require('ts-node/register/transpile-only'); require('tsconfig-paths/register'); require(${JSON.stringify(join(__dirname, 'live-subscribers.worker.ts'))});`,
+    { eval: true, workerData: data },
+  );
+  const next = (type: string) =>
+    new Promise<any>((resolve, reject) => {
+      const onMessage = (message: { type: string }) => {
+        if (message.type !== type) return;
+        worker.off('message', onMessage);
+        resolve(message);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+  const send = (message: ToSubscribers) => worker.postMessage(message);
+  return {
+    opened: next('opened'),
+    /** Waits up to `waitMs` for every subscriber to have every event, then reports. */
+    collect: async (waitMs: number, expected: number): Promise<SubscribersReport> => {
+      const report = next('report');
+      send({ type: 'collect', waitMs, expected });
+      return (await report).report;
+    },
+    close: () => {
+      send({ type: 'close' });
+      setTimeout(() => void worker.terminate(), 1000);
+    },
+  };
+}
+
+/**
+ * Issue 16's target: 1,000 SSE subscribers on one incident (plus 100
+ * graphql-ws subscribers once they exist: SUBSCRIBER_KINDS in bench/live-subscribers.worker.ts), 200 appends/s
+ * for the run's length: does every subscriber receive every event, how long
+ * from the append being sent to each delivery (p50, p99), how much RSS the
+ * subscribers take, and how many appends/s the service takes with the
+ * subscribers connected against without them, in the same run (ABA: without,
+ * with, without). Run with `npm run bench -- live-delivery`; the paper target
+ * is 30 s (BENCH_SECONDS=30).
+ */
+export async function liveDelivery(seconds: number): Promise<string> {
+  return withBuiltServer('bench-live-delivery', { LOG_LEVEL: 'warn' }, async (url, _dir, pid) => {
+    const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { authorization: WRITER, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Live delivery bench', severity: 'SEV-2' }) });
+    const { id: incidentId } = (await created.json()) as { id: string };
+    const without1 = await maxAppends(url, incidentId);
+    const rssBefore = rssMiB(pid);
+
+    const total = APPENDS_PER_SECOND * seconds;
+    const shared = new SharedArrayBuffer(total * Float64Array.BYTES_PER_ELEMENT);
+    const worker = subscribersWorker({ url, incidentId, reader: READER, sentAt: shared });
+    await worker.opened;
+    const rssSubscribed = rssMiB(pid);
+
+    const started = performance.now();
+    const failed = await pacedAppends(url, incidentId, new Float64Array(shared), APPENDS_PER_SECOND);
+    const pacedSeconds = (performance.now() - started) / 1000;
+    const paced = await worker.collect(30_000, total - failed);
+    const rssAfter = rssMiB(pid);
+
+    const withSubscribers = await maxAppends(url, incidentId);
+    const afterThroughput = await worker.collect(0, total - failed);
+    worker.close();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const without2 = await maxAppends(url, incidentId);
+
+    const withoutRps = (without1.rps + without2.rps) / 2;
+    const subscriberCount = paced.subscribers;
+    return [
+      '### Live delivery (issue 16)',
+      '',
+      `${subscriberCount} subscribers (bench/live-subscribers.worker.ts) on one incident, one token; ${total} notes appended at ${APPENDS_PER_SECOND}/s (open loop, ${pacedSeconds.toFixed(1)} s); then as many appends as ${CONNECTIONS} connections make in ${THROUGHPUT_SECONDS} s, without subscribers, with them, and without again.`,
+      '',
+      '| figure | value |',
+      '|---|---|',
+      `| appends refused in the paced run | ${failed} |`,
+      `| subscribers that received every accepted append's event, each once | ${paced.complete} of ${subscriberCount} |`,
+      `| subscribers the server disconnected: in the paced run / in the throughput run | ${paced.ended} / ${afterThroughput.ended - paced.ended} |`,
+      `| deliveries | ${paced.deliveries} of ${(total - failed) * subscriberCount} |`,
+      `| append sent → delivered, p50 / p99 / max ms | ${paced.p50.toFixed(1)} / ${paced.p99.toFixed(1)} / ${paced.max.toFixed(1)} |`,
+      `| RSS: before subscribers / subscribed / after the run, MiB | ${rssBefore.toFixed(0)} / ${rssSubscribed.toFixed(0)} / ${rssAfter.toFixed(0)} |`,
+      `| RSS growth per 1,000 subscribers (subscribed / after the run), MiB | ${(((rssSubscribed - rssBefore) * 1000) / subscriberCount).toFixed(1)} / ${(((rssAfter - rssBefore) * 1000) / subscriberCount).toFixed(1)} |`,
+      `| appends/s without subscribers (before, after) | ${without1.rps}, ${without2.rps} |`,
+      `| appends/s with the subscribers connected | ${withSubscribers.rps} (${(withSubscribers.rps / withoutRps).toFixed(2)} × without) |`,
+      `| append p99 ms without / with | ${Math.max(without1.p99, without2.p99)} / ${withSubscribers.p99} |`,
+    ].join('\n');
+  });
+}
