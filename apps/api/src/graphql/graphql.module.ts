@@ -13,6 +13,7 @@ import { PreferencesQueryService } from '../preferences/preferences-query.servic
 import { TimelineModule } from '../timeline/timeline.module';
 import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
+import { IncidentMobileViews } from './incident-mobile-views';
 import { IncidentsResolver } from './incidents.resolver';
 import { PlaygroundController } from './playground.controller';
 import { PreferencesResolver } from './preferences.resolver';
@@ -50,7 +51,7 @@ export class GraphqlApiModule {
         }),
       ],
       controllers: config.env === 'development' ? [PlaygroundController] : [],
-      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService],
+      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService, IncidentMobileViews],
     };
   }
 }
