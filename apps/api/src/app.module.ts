@@ -12,6 +12,7 @@ import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
+import { LiveModule } from './live/live.module';
 
 @Module({})
 export class AppModule {
@@ -27,6 +28,7 @@ export class AppModule {
         TimelineModule,
         IntegrationsModule,
         IntegrationKeysModule,
+        LiveModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
       ],
