@@ -176,6 +176,12 @@ describe('GraphQL subscriptions over graphql-ws', () => {
       expect(feed.subscriberCount).toBe(before);
     });
 
+    it('closes with 4403 also when timelineEvent is reached through a fragment', async () => {
+      const c = connect(token({ sub: 'wendy', roles: ['timeline.writer'], clearance: 'internal' }));
+      watch(c, 'subscription ($i: ID!) { ...F } fragment F on Subscription { ... on Subscription { timelineEvent(incidentId: $i) { id } } }', { i: 'INC-00000000' });
+      expect((await c.closed).code).toBe(4403);
+    });
+
     it('closes with 4403 incidentUpdated and myIncidentsChanged for a token without any role, and lets any role through', async () => {
       const id = await declare(responder('alice'));
       const roleless = connect(token({ sub: 'mallory', roles: [], clearance: 'internal' }));
@@ -297,6 +303,12 @@ describe('GraphQL subscriptions over graphql-ws', () => {
       expect(await invalid.ended).toEqual({ error: [expect.objectContaining({ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })] });
       const broken = watch(c, 'subscription {');
       expect(await broken.ended).toEqual({ error: [expect.objectContaining({ extensions: { code: 'GRAPHQL_PARSE_FAILED' } })] });
+    });
+
+    it('refuses a subscription sent over HTTP with 400 BAD_REQUEST, naming the socket', async () => {
+      const res = await t.http().post('/api/v1/graphql').set(bearer(responder('alice'))).send({ query: MY_INCIDENTS_CHANGED });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/WebSocket.*graphql-transport-ws/), extensions: { code: 'BAD_REQUEST' } })]);
     });
 
     it('stops following the ledger for a subscription the client completes', async () => {

@@ -21,6 +21,7 @@ import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
+import { subscriptionsOverSocketPlugin } from './subscriptions-over-socket.plugin';
 
 /**
  * The responders' API: Apollo on the same Fastify server, schema built from the
@@ -55,7 +56,7 @@ export class GraphqlApiModule {
             csrfPrevention: false,
             context: graphqlContextFactory(authenticator, incidents),
             // No cache hints are used, and the cache-control plugin would wrap every field resolver.
-            plugins: [queryLimitsPlugin(), ApolloServerPluginCacheControlDisabled()],
+            plugins: [queryLimitsPlugin(), subscriptionsOverSocketPlugin(), ApolloServerPluginCacheControlDisabled()],
           }),
         }),
       ],
