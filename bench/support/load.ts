@@ -60,7 +60,7 @@ export const listeningUrl = (child: ChildProcess) =>
 export async function withBuiltServer<T>(
   name: string,
   env: Record<string, string>,
-  work: (url: string, dataDir: string) => Promise<T>,
+  work: (url: string, dataDir: string, pid: number) => Promise<T>,
   seed?: (dataDir: string) => Promise<unknown>,
 ): Promise<T> {
   const { startServer } = await import('../../test/support/server-process');
@@ -69,7 +69,7 @@ export async function withBuiltServer<T>(
   await seed?.(dir.path);
   const server = await startServer({ DATA_DIR: dir.path, ...env }, 60_000);
   try {
-    return await work(server.url, dir.path);
+    return await work(server.url, dir.path, server.child.pid!);
   } finally {
     server.child.kill('SIGTERM');
     await server.exited;

@@ -53,9 +53,10 @@ export async function writeEventStream<T>(
     'x-accel-buffering': 'no',
   });
   res.write(': stream open\n\n');
-  const heartbeat = setInterval(() => res.write(HEARTBEAT), heartbeatMs);
+  const heartbeat = setInterval(() => res.writable && res.write(HEARTBEAT), heartbeatMs);
   const stop = () => void stream.return();
-  res.on('close', stop);
+  // A write to a socket the peer reset fails here: the stream ends, as when the client leaves.
+  res.on('close', stop).on('error', stop);
   try {
     for (;;) {
       const next = await stream.next();
@@ -73,7 +74,7 @@ export async function writeEventStream<T>(
     res.end(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
   } finally {
     clearInterval(heartbeat);
-    res.off('close', stop);
+    res.off('close', stop).off('error', stop);
     await stream.return();
   }
 }
