@@ -1,7 +1,9 @@
+import { createClient } from 'graphql-ws';
 import { build as histogram } from 'hdr-histogram-js';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
+import { WebSocket } from 'ws';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { load, type LoadResult, withBuiltServer } from './support/load';
@@ -60,12 +62,54 @@ const sseSubscribers = (count: number): SubscriberKind => ({
     }),
 });
 
+/** graphql-transport-ws acknowledges a connection, never a subscription: after the ack, this long for the server to register it. */
+const SUBSCRIBE_SETTLE_MS = 50;
+const TIMELINE_EVENT = 'subscription ($incidentId: ID!) { timelineEvent(incidentId: $incidentId) { summary } }';
+
 /**
- * Where the GraphQL subscriptions join the benchmark: `graphqlWsSubscribers(100)`
- * (a graphql-ws client subscribed to `timelineEvent(incidentId)`, calling
- * onDelivery with each note's number) goes in this list once they exist.
+ * A graphql-ws subscriber (the real client, on ws's WebSocket, one socket each)
+ * to `timelineEvent(incidentId)`: a note's summary is its content, `n<sequence>`.
  */
-const SUBSCRIBER_KINDS: SubscriberKind[] = [sseSubscribers(1000)];
+const graphqlWsSubscribers = (count: number): SubscriberKind => ({
+  name: 'graphql-ws',
+  count,
+  open: (url, incidentId, onDelivery, onEnd) =>
+    new Promise((resolve, reject) => {
+      let closing = false;
+      let ended = false;
+      const end = () => {
+        if (closing || ended) return;
+        ended = true;
+        onEnd();
+      };
+      const client = createClient({
+        url: `${url.replace(/^http/, 'ws')}/api/v1/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { Authorization: READER },
+        retryAttempts: 0,
+        lazy: false,
+        on: {
+          connected: () =>
+            setTimeout(() =>
+              resolve(() => {
+                closing = true;
+                void client.dispose();
+              }), SUBSCRIBE_SETTLE_MS),
+          closed: end,
+        },
+      });
+      client.subscribe<{ timelineEvent: { summary: string } }>({ query: TIMELINE_EVENT, variables: { incidentId } }, {
+        next: ({ data }) => {
+          const sequence = /^n(\d+)$/.exec(data?.timelineEvent.summary ?? '')?.[1];
+          if (sequence !== undefined) onDelivery(Number(sequence));
+        },
+        error: (error) => (ended || closing ? undefined : reject(error instanceof Error ? error : new Error(JSON.stringify(error)))),
+        complete: end,
+      });
+    }),
+});
+
+const SUBSCRIBER_KINDS: SubscriberKind[] = [sseSubscribers(1000), graphqlWsSubscribers(100)];
 
 const rssMiB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
@@ -108,8 +152,8 @@ async function pacedAppends(url: string, incidentId: string, sentAt: Float64Arra
 }
 
 /**
- * Issue 16's target: 1,000 SSE subscribers on one incident (plus 100
- * graphql-ws subscribers once they exist, see SUBSCRIBER_KINDS), 200 appends/s
+ * Issue 16's target: 1,000 SSE subscribers on one incident plus 100
+ * graphql-ws subscribers to its timelineEvent (SUBSCRIBER_KINDS), 200 appends/s
  * for the run's length: does every subscriber receive every event, how long
  * from the append being sent to each delivery (p50, p99), how much RSS the
  * subscribers take, and how many appends/s the service takes with the
@@ -126,12 +170,15 @@ export async function liveDelivery(seconds: number): Promise<string> {
 
     const total = APPENDS_PER_SECOND * seconds;
     const subscribers = SUBSCRIBER_KINDS.flatMap((kind) => Array.from({ length: kind.count }, () => ({ kind: kind.name, received: 0, inOrder: true, next: 0 })));
-    const latency = histogram({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+    const newHistogram = () => histogram({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+    const latency = newHistogram();
+    const latencyByKind = new Map(SUBSCRIBER_KINDS.map((kind) => [kind.name, newHistogram()]));
     const sentAt = new Float64Array(total);
     let ended = 0;
     const closers: (() => void)[] = [];
     let index = 0;
     for (const kind of SUBSCRIBER_KINDS) {
+      const kindLatency = latencyByKind.get(kind.name)!;
       for (let n = 0; n < kind.count; n++) {
         const subscriber = subscribers[index++];
         closers.push(
@@ -140,7 +187,10 @@ export async function liveDelivery(seconds: number): Promise<string> {
             subscriber.next = sequence + 1;
             subscriber.received++;
             // Microseconds, to keep the histogram's integer precision below a millisecond.
-            if (sentAt[sequence]) latency.recordValue(Math.max(1, Math.round((performance.now() - sentAt[sequence]) * 1000)));
+            if (!sentAt[sequence]) return;
+            const micros = Math.max(1, Math.round((performance.now() - sentAt[sequence]) * 1000));
+            latency.recordValue(micros);
+            kindLatency.recordValue(micros);
           }, () => ended++),
         );
       }
@@ -176,6 +226,12 @@ export async function liveDelivery(seconds: number): Promise<string> {
       `| subscribers that received every event, in order | ${complete} of ${subscriberCount} |`,
       `| subscribers the server disconnected: in the paced run / in the throughput run | ${endedInRun} / ${ended - endedInRun} |`,
       `| deliveries | ${latency.totalCount} of ${total * subscriberCount} |`,
+      ...SUBSCRIBER_KINDS.map((kind) => {
+        const ofKind = subscribers.filter((s) => s.kind === kind.name);
+        const kindLatency = latencyByKind.get(kind.name)!;
+        const kindMs = (p: number) => (kindLatency.getValueAtPercentile(p) / 1000).toFixed(1);
+        return `| ${kind.name}: every event in order; append sent → delivered, p50 / p99 ms | ${ofKind.filter((s) => s.received === total && s.inOrder).length} of ${ofKind.length}; ${kindMs(50)} / ${kindMs(99)} |`;
+      }),
       `| append sent → delivered, p50 / p99 / max ms | ${ms(50)} / ${ms(99)} / ${(latency.maxValue / 1000).toFixed(1)} |`,
       `| RSS: before subscribers / subscribed / after the run, MiB | ${rssBefore.toFixed(0)} / ${rssSubscribed.toFixed(0)} / ${rssAfter.toFixed(0)} |`,
       `| RSS growth per 1,000 subscribers (subscribed / after the run), MiB | ${(((rssSubscribed - rssBefore) * 1000) / subscriberCount).toFixed(1)} / ${(((rssAfter - rssBefore) * 1000) / subscriberCount).toFixed(1)} |`,
