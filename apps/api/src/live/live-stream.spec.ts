@@ -25,6 +25,16 @@ describe('LiveStream', () => {
     expect((await waiting).value).toBe('e7');
   });
 
+  it('hands over the live items already queued at once, in order, each once', async () => {
+    const stream = new LiveStream<string>(10, 0n, undefined, () => undefined);
+    [1, 2, 3].forEach((p) => stream.offer(item(p)));
+    expect(await take(stream, 1)).toEqual(['e1']);
+    expect(stream.takeQueued()).toEqual(['e2', 'e3']);
+    expect(stream.takeQueued()).toEqual([]);
+    stream.offer(item(4));
+    expect(await take(stream, 1)).toEqual(['e4']);
+  });
+
   it('leaves out what precedes its starting point', async () => {
     const stream = new LiveStream<string>(10, 5n, undefined, () => undefined);
     stream.offer(item(4));

@@ -94,6 +94,18 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
     });
   }
 
+  /** The live items already waiting, at once (empty during the replay): a writer sends them in one write, not one each. */
+  takeQueued(): T[] {
+    if (this.replay || this.closed || this.failure !== undefined) return [];
+    const taken: T[] = [];
+    for (const item of this.queue.splice(0)) {
+      if (item.position <= this.last) continue;
+      this.last = item.position;
+      taken.push(item.value);
+    }
+    return taken;
+  }
+
   /** Ends the stream and unsubscribes (client gone, GraphQL `complete`, shutdown). */
   async return(): Promise<IteratorResult<T>> {
     if (!this.closed) {

@@ -8,6 +8,12 @@ import { type LiveStream, SlowConsumerError } from './live-stream';
 export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 const HEARTBEAT = ': keep-alive\n\n';
+/**
+ * At most one write per stream in this time: events that follow each other
+ * closely go out together, one system call for several, at the price of this
+ * much delay; an event after a quiet spell goes out at once.
+ */
+const COALESCE_MS = 20;
 
 const logger = new Logger('ServerSentEvents');
 
@@ -58,10 +64,16 @@ export async function writeEventStream<T>(
   // A write to a socket the peer reset fails here: the stream ends, as when the client leaves.
   res.on('close', stop).on('error', stop);
   try {
+    let lastWrite = 0;
     for (;;) {
       const next = await stream.next();
       if (next.done || res.destroyed) break;
-      if (!res.write(frame(next.value))) await writable(res, stream as LiveStream<unknown>);
+      const wait = lastWrite + COALESCE_MS - performance.now();
+      if (wait > 0) await Promise.race([new Promise((resolve) => setTimeout(resolve, wait)), stream.ended]);
+      lastWrite = performance.now();
+      // What queued up meanwhile goes in the same write: one system call for many events when the server is busy.
+      const chunk = [next.value, ...stream.takeQueued()].map(frame).join('');
+      if (!res.write(chunk)) await writable(res, stream as LiveStream<unknown>);
     }
     res.end();
   } catch (error) {
