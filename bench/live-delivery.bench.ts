@@ -87,8 +87,8 @@ function subscribersWorker(data: SubscribersData) {
 }
 
 /**
- * Issue 16's target: 1,000 SSE subscribers on one incident (plus 100
- * graphql-ws subscribers once they exist: SUBSCRIBER_KINDS in bench/live-subscribers.worker.ts), 200 appends/s
+ * Issue 16's target: 1,000 SSE subscribers on one incident plus 100
+ * graphql-ws subscribers to its timelineEvent (SUBSCRIBER_KINDS in bench/live-subscribers.worker.ts), 200 appends/s
  * for the run's length: does every subscriber receive every event, how long
  * from the append being sent to each delivery (p50, p99), how much RSS the
  * subscribers take, and how many appends/s the service takes with the
@@ -135,6 +135,7 @@ export async function liveDelivery(seconds: number): Promise<string> {
       `| subscribers the server disconnected: in the paced run / in the throughput run | ${paced.ended} / ${afterThroughput.ended - paced.ended} |`,
       `| deliveries | ${paced.deliveries} of ${(total - failed) * subscriberCount} |`,
       `| append sent → delivered, p50 / p99 / max ms | ${paced.p50.toFixed(1)} / ${paced.p99.toFixed(1)} / ${paced.max.toFixed(1)} |`,
+      ...paced.kinds.map((k) => `| ${k.name}: received every event, each once; sent → delivered p50 / p99 ms | ${k.complete} of ${k.subscribers}; ${k.p50.toFixed(1)} / ${k.p99.toFixed(1)} |`),
       `| RSS: before subscribers / subscribed / after the run, MiB | ${rssBefore.toFixed(0)} / ${rssSubscribed.toFixed(0)} / ${rssAfter.toFixed(0)} |`,
       `| RSS growth per 1,000 subscribers (subscribed / after the run), MiB | ${(((rssSubscribed - rssBefore) * 1000) / subscriberCount).toFixed(1)} / ${(((rssAfter - rssBefore) * 1000) / subscriberCount).toFixed(1)} |`,
       `| appends/s without subscribers (before, after) | ${without1.rps}, ${without2.rps} |`,

@@ -4,9 +4,11 @@
  * times. The main thread writes each append's send time into a shared array
  * (`sentAt`, ms since the epoch); this thread measures each delivery against it.
  */
+import { createClient } from 'graphql-ws';
 import { build as histogram } from 'hdr-histogram-js';
 import { type ClientRequest, request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { WebSocket } from 'ws';
 
 export interface SubscribersData {
   url: string;
@@ -18,7 +20,17 @@ export interface SubscribersData {
 /** `expected`: the events each subscriber should have (the appends the server accepted). */
 export type ToSubscribers = { type: 'collect'; waitMs: number; expected: number } | { type: 'close' };
 
+export interface KindReport {
+  name: string;
+  subscribers: number;
+  complete: number;
+  p50: number;
+  p99: number;
+}
+
 export interface SubscribersReport {
+  /** The same figures per kind of subscriber (SSE, graphql-ws). */
+  kinds: KindReport[];
   subscribers: number;
   complete: number;
   deliveries: number;
@@ -77,24 +89,72 @@ const sseSubscribers = (count: number): SubscriberKind => ({
     }),
 });
 
+/** graphql-transport-ws acknowledges a connection, never a subscription: after the ack, this long for the server to register it. */
+const SUBSCRIBE_SETTLE_MS = 50;
+const TIMELINE_EVENT = 'subscription ($incidentId: ID!) { timelineEvent(incidentId: $incidentId) { summary } }';
+
 /**
- * Where the GraphQL subscriptions join the benchmark: `graphqlWsSubscribers(100)`
- * (a graphql-ws client subscribed to `timelineEvent(incidentId)`, calling
- * onDelivery with each note's number) goes in this list once they exist.
+ * A graphql-ws subscriber (the real client, on ws's WebSocket, one socket each)
+ * to `timelineEvent(incidentId)`: a note's summary is its content, `n<sequence>`.
  */
-const SUBSCRIBER_KINDS: SubscriberKind[] = [sseSubscribers(1000)];
+const graphqlWsSubscribers = (count: number): SubscriberKind => ({
+  name: 'graphql-ws',
+  count,
+  open: (url, incidentId, onDelivery, onEnd) =>
+    new Promise((resolve, reject) => {
+      let closing = false;
+      let ended = false;
+      const end = () => {
+        if (closing || ended) return;
+        ended = true;
+        onEnd();
+      };
+      const client = createClient({
+        url: `${url.replace(/^http/, 'ws')}/api/v1/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { Authorization: (workerData as SubscribersData).reader },
+        retryAttempts: 0,
+        lazy: false,
+        on: {
+          connected: () =>
+            setTimeout(
+              () =>
+                resolve(() => {
+                  closing = true;
+                  void client.dispose();
+                }),
+              SUBSCRIBE_SETTLE_MS,
+            ),
+          closed: end,
+        },
+      });
+      client.subscribe<{ timelineEvent: { summary: string } }>({ query: TIMELINE_EVENT, variables: { incidentId } }, {
+        next: ({ data }) => {
+          const sequence = /^n(\d+)$/.exec(data?.timelineEvent.summary ?? '')?.[1];
+          if (sequence !== undefined) onDelivery(Number(sequence));
+        },
+        error: (error) => (ended || closing ? undefined : reject(error instanceof Error ? error : new Error(JSON.stringify(error)))),
+        complete: end,
+      });
+    }),
+});
+
+const SUBSCRIBER_KINDS: SubscriberKind[] = [sseSubscribers(1000), graphqlWsSubscribers(100)];
 
 
 async function main(): Promise<void> {
   const { url, incidentId, sentAt: shared } = workerData as SubscribersData;
   const sentAt = new Float64Array(shared);
-  const latency = histogram({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
-  const subscribers: { received: number; seen: Uint8Array; distinct: number }[] = [];
+  const newHistogram = () => histogram({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
+  const latency = newHistogram();
+  const latencyByKind = new Map(SUBSCRIBER_KINDS.map((kind) => [kind.name, newHistogram()]));
+  const subscribers: { kind: string; received: number; seen: Uint8Array; distinct: number }[] = [];
   const closers: (() => void)[] = [];
   let ended = 0;
   for (const kind of SUBSCRIBER_KINDS) {
+    const kindLatency = latencyByKind.get(kind.name)!;
     for (let n = 0; n < kind.count; n++) {
-      const subscriber = { received: 0, seen: new Uint8Array(sentAt.length), distinct: 0 };
+      const subscriber = { kind: kind.name, received: 0, seen: new Uint8Array(sentAt.length), distinct: 0 };
       subscribers.push(subscriber);
       closers.push(
         await kind.open(
@@ -106,7 +166,10 @@ async function main(): Promise<void> {
             subscriber.seen[sequence] = 1;
             subscriber.received++;
             // Microseconds, to keep the histogram's integer precision below a millisecond.
-            if (sentAt[sequence]) latency.recordValue(Math.max(1, Math.round((now() - sentAt[sequence]) * 1000)));
+            if (!sentAt[sequence]) return;
+            const micros = Math.max(1, Math.round((now() - sentAt[sequence]) * 1000));
+            latency.recordValue(micros);
+            kindLatency.recordValue(micros);
           },
           () => ended++,
         ),
@@ -121,9 +184,15 @@ async function main(): Promise<void> {
     }
     const deadline = Date.now() + message.waitMs;
     while (subscribers.some((s) => s.received < message.expected) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const isComplete = (s: (typeof subscribers)[number]) => s.distinct === message.expected && s.received === s.distinct;
     const report: SubscribersReport = {
+      kinds: SUBSCRIBER_KINDS.map(({ name }) => {
+        const ofKind = subscribers.filter((s) => s.kind === name);
+        const kindLatency = latencyByKind.get(name)!;
+        return { name, subscribers: ofKind.length, complete: ofKind.filter(isComplete).length, p50: kindLatency.getValueAtPercentile(50) / 1000, p99: kindLatency.getValueAtPercentile(99) / 1000 };
+      }),
       subscribers: subscribers.length,
-      complete: subscribers.filter((s) => s.distinct === message.expected && s.received === s.distinct).length,
+      complete: subscribers.filter(isComplete).length,
       deliveries: latency.totalCount,
       p50: latency.getValueAtPercentile(50) / 1000,
       p99: latency.getValueAtPercentile(99) / 1000,

@@ -11,23 +11,34 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
+import { LiveModule } from '../live/live.module';
 import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
+import { GraphqlWsServer } from './graphql-ws.server';
+import { IncidentMobileViews } from './incident-mobile-views';
 import { IncidentsResolver } from './incidents.resolver';
+import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
+import { subscriptionsOverSocketPlugin } from './subscriptions-over-socket.plugin';
 
-/** The responders' API: Apollo on the same Fastify server, schema built from the classes in schema.types.ts. */
+/**
+ * The responders' API: Apollo on the same Fastify server, schema built from the
+ * classes in schema.types.ts; its subscriptions over graphql-ws on the same path
+ * (graphql-ws.server.ts).
+ */
 @Module({})
 export class GraphqlApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: GraphqlApiModule,
       imports: [
+        AuthModule,
         IncidentsModule,
         TimelineModule,
         LedgerModule,
+        LiveModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -45,12 +56,20 @@ export class GraphqlApiModule {
             csrfPrevention: false,
             context: graphqlContextFactory(authenticator, incidents),
             // No cache hints are used, and the cache-control plugin would wrap every field resolver.
-            plugins: [queryLimitsPlugin(), ApolloServerPluginCacheControlDisabled()],
+            plugins: [queryLimitsPlugin(), subscriptionsOverSocketPlugin(), ApolloServerPluginCacheControlDisabled()],
           }),
         }),
       ],
       controllers: config.env === 'development' ? [PlaygroundController] : [],
-      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService],
+      providers: [
+        IncidentsResolver,
+        LiveResolver,
+        PreferencesResolver,
+        PreferencesCommandHandler,
+        PreferencesQueryService,
+        IncidentMobileViews,
+        GraphqlWsServer,
+      ],
     };
   }
 }
