@@ -12,6 +12,7 @@ import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
+import { ConsoleModule } from './console/console.module';
 
 @Module({})
 export class AppModule {
@@ -29,6 +30,7 @@ export class AppModule {
         IntegrationKeysModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
+        ConsoleModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
