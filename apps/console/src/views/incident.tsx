@@ -71,7 +71,7 @@ function Lifecycle({ session, incident, onDone }: { session: Session; incident: 
   );
 }
 
-function Note({ session, incidentId, enabled }: { session: Session; incidentId: string; enabled: boolean }) {
+function Note({ session, incidentId, enabled, onDone }: { session: Session; incidentId: string; enabled: boolean; onDone: () => void }) {
   const [content, setContent] = useState('');
   const [error, setError] = useState<unknown>(null);
   const submit = async (event: Event) => {
@@ -80,6 +80,7 @@ function Note({ session, incidentId, enabled }: { session: Session; incidentId: 
       await runGraphql(ADD_NOTE, { incidentId, content }, session.token);
       setContent('');
       setError(null);
+      onDone();
     } catch (refused) {
       setError(refused);
     }
@@ -189,6 +190,12 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
   const page = useLoaded(() => runGraphql(INCIDENT_PAGE, { id }, session.token), `${session.token}|${id}`);
   const reload = useRef(page.reload);
   reload.current = page.reload;
+  // The responder's own changes show at once, whether or not the live streams are connected.
+  const [revision, setRevision] = useState(0);
+  const changed = () => {
+    page.reload();
+    setRevision((n) => n + 1);
+  };
   // Status, severity and roles change through any client: the incidents stream says when.
   useEffect(
     () =>
@@ -255,14 +262,14 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
       <ErrorMessage error={page.error} />
       <div class="columns">
         <div>
-          <Lifecycle session={session} incident={incident} onDone={page.reload} />
-          <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} />
-          <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={page.reload} />
+          <Lifecycle session={session} incident={incident} onDone={changed} />
+          <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} onDone={changed} />
+          <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
           {canExport(session) && <Export session={session} incidentId={id} />}
         </div>
         <div>
           {canReadTimeline(session) ? (
-            <Timeline session={session} incidentId={id} onChange={page.reload} />
+            <Timeline session={session} incidentId={id} revision={revision} onChange={page.reload} />
           ) : (
             <p class="card">Reading the timeline needs the timeline.reader role.</p>
           )}

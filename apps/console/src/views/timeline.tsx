@@ -33,8 +33,15 @@ export function mergeEvents(read: TimelineEvent[], live: TimelineEvent[], filter
 
 const isoOrUndefined = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
+/** What the event says beyond its type: its text, or for a role assignment who got which role. */
+function describe(event: TimelineEvent): string {
+  const { role, user_id: user } = event.data;
+  if (event.event_type === 'im.incident.role_assigned' && typeof role === 'string' && typeof user === 'string') return `${user} is ${role}`;
+  return event.content || (event.title !== eventLabel(event.event_type) ? event.title : '');
+}
+
 function EventBody({ event }: { event: TimelineEvent }) {
-  const text = event.content || (event.title !== eventLabel(event.event_type) ? event.title : '');
+  const text = describe(event);
   return (
     <>
       {text && <p class="event-text">{text}</p>}
@@ -44,7 +51,7 @@ function EventBody({ event }: { event: TimelineEvent }) {
 }
 
 /** The incident's timeline: filtered by the api, followed live through the timeline stream; `onChange` hears every live event. */
-export function Timeline({ session, incidentId, onChange }: { session: Session; incidentId: string; onChange: () => void }) {
+export function Timeline({ session, incidentId, revision, onChange }: { session: Session; incidentId: string; revision: number; onChange: () => void }) {
   const [draft, setDraft] = useState({ type: '', actor: '', from: '', to: '' });
   const [filter, setFilter] = useState<TimelineFilter>({});
   const [live, setLive] = useState<TimelineEvent[]>([]);
@@ -67,6 +74,10 @@ export function Timeline({ session, incidentId, onChange }: { session: Session; 
       onOpen: () => latest.current.reload(),
     });
   }, [session.token, incidentId]);
+
+  useEffect(() => {
+    if (revision > 0) latest.current.reload();
+  }, [revision]);
 
   const events = useMemo(() => mergeEvents(read.data ?? [], live, filter), [read.data, live, filter]);
 
