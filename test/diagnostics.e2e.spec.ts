@@ -23,7 +23,7 @@ describe('GET /api/v1/validate', () => {
     expect(res.body).toEqual({
       timestamp: expect.any(String),
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      capabilities: { database: true, timeline: true, websocket: false, sse: false, graphql: true },
+      capabilities: { database: true, timeline: true, websocket: false, sse: true, graphql: true },
       results: expect.any(Array),
       summary: { total: 11, passed: 11, failed: 0, warned: 0 },
     });

@@ -140,7 +140,10 @@ describe.each(['development', 'production'] as const)('the OpenAPI document in %
     const mismatches: string[] = [];
     for (const { path, method, operation } of operationsOf(doc)) {
       const url = path.replace(/\{[^}]+\}/g, 'INC-00000000');
-      const status = (await t.http()[method](url)).status;
+      // fetch, which answers at the headers: a live stream served to the caller never ends.
+      const response = await fetch(`${baseUrl}${url}`, { method: method.toUpperCase() });
+      await response.body?.cancel();
+      const { status } = response;
       const optional = (operation.security ?? []).length === 0 || operation.security!.some((requirement) => Object.keys(requirement).length === 0);
       if ((status === 401) === optional) mismatches.push(`${method.toUpperCase()} ${path}: ${status} without a token, security ${JSON.stringify(operation.security)}`);
     }

@@ -24,6 +24,15 @@ type CloudEvent = components['schemas']['CloudEvent'];
 type Incident = components['schemas']['Incident'];
 type ErrorBody = components['schemas']['ErrorBody'];
 
+/** The first bytes of a server-sent event stream (it never ends by itself), then the stream is let go. */
+async function firstChunk(body: ReadableStream<Uint8Array> | null | undefined): Promise<string | undefined> {
+  if (!body) return undefined;
+  const reader = body.getReader();
+  const { value } = await reader.read();
+  await reader.cancel();
+  return value && new TextDecoder().decode(value);
+}
+
 export function typedClient(baseUrl: string, token: string): EveryOperation {
   const api = createClient<paths>({ baseUrl, headers: { authorization: `Bearer ${token}` } });
   let incidentId = 'INC-00000000';
@@ -119,6 +128,18 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         const markdown = await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { ...path(), query: { format: 'markdown' } }, parseAs: 'text' });
         const text: string | undefined = markdown.data;
         return { responses: [json.response, markdown.response], read: [exported, text] };
+      },
+    },
+    '/api/v1/incidents/{id}/timeline/stream': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/incidents/{id}/timeline/stream', { params: { ...path(), query: {} }, parseAs: 'stream' });
+        return { responses: [response], read: await firstChunk(data) };
+      },
+    },
+    '/api/v1/incidents/stream': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/incidents/stream', { params: { query: {} }, parseAs: 'stream' });
+        return { responses: [response], read: await firstChunk(data) };
       },
     },
     '/api/v1/incidents/{id}/ack': {

@@ -13,6 +13,7 @@ import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
 import { ConsoleModule } from './console/console.module';
+import { LiveModule } from './live/live.module';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         TimelineModule,
         IntegrationsModule,
         IntegrationKeysModule,
+        LiveModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
         ConsoleModule,

@@ -22,7 +22,15 @@ export interface AppConfig {
   /** The web console's OpenID Connect client id at JWT_ISSUER (production sign-in); null: the console offers none. */
   consoleOidcClientId: string | null;
   http: HttpConfig;
+  live: LiveConfig;
   logLevel: LogLevelName;
+}
+
+export interface LiveConfig {
+  /** Events a live subscriber may fall behind by before it is disconnected (it resumes with its last cursor). */
+  queueLimit: number;
+  /** A stream with nothing to send sends a comment this often (at most 15 s). */
+  heartbeatMs: number;
 }
 
 export interface HttpConfig {
@@ -174,6 +182,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     consoleOidcClientId: consoleOidcClientId(env),
     http: httpConfig(env),
+    live: {
+      queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
+      heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
+    },
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

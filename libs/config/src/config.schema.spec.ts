@@ -34,6 +34,8 @@ describe('CONFIG_SCHEMA agrees with loadConfig', () => {
     expect(properties.PROJECTION_WAIT_MS.default).toBe(config.projectionWaitMs);
     expect(properties.POLICY_MODE.default).toBe(config.policy.mode);
     expect(properties.JWT_KEY_REMOVAL_MS.default).toBe(config.jwt.keyRemovalMs);
+    expect(properties.LIVE_QUEUE_LIMIT.default).toBe(config.live.queueLimit);
+    expect(properties.LIVE_HEARTBEAT_MS.default).toBe(config.live.heartbeatMs);
     expect(config.dataDir.endsWith(String(properties.DATA_DIR.default).replace('./', '/'))).toBe(true);
   });
 });

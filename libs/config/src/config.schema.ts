@@ -40,6 +40,14 @@ export const CONFIG_SCHEMA = {
     CORS_ORIGINS: { type: 'string', description: 'Comma-separated browser origins allowed to call the API, e.g. https://app.example.com; none by default' },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 30000, description: 'Time for a whole request to arrive; slower clients get 408' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM, time for in-flight requests to finish' },
+    LIVE_QUEUE_LIMIT: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100000,
+      default: 500,
+      description: 'Events a live subscriber (SSE, GraphQL subscription) may fall behind by before it is disconnected; it resumes with its last cursor',
+    },
+    LIVE_HEARTBEAT_MS: { type: 'integer', minimum: 100, maximum: 15000, default: 15000, description: 'How often an idle live stream sends a comment' },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'JSON logs on stdout' },
   },
 } as const;

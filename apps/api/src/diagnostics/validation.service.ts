@@ -88,7 +88,8 @@ export class ValidationService {
         database: passedNamed('event_store') && passedNamed('read_store') && passedNamed('storage'),
         timeline: passedNamed('event_store') && passedNamed('read_store'),
         websocket: false,
-        sse: false,
+        // The live streams are the ledger followed and the read models read: up when those are.
+        sse: passedNamed('event_store') && passedNamed('read_store'),
         graphql: passedNamed('graphql'),
       },
       results,

@@ -64,38 +64,79 @@ function boundTo(caller: Principal, query: TimelineQuery): Buffer {
   return Buffer.from(JSON.stringify([caller.sub, filters]));
 }
 
+/** Where a live stream resumes: the log position of the last event sent, and for a timeline its revision in the incident's stream. */
+export interface LivePosition {
+  position: bigint;
+  revision?: bigint;
+}
+
+/** What a live cursor belongs to: one incident's timeline, or the changes of every incident. */
+export type LiveScope = { kind: 'timeline'; incidentId: string } | { kind: 'incidents' };
+
+/** Distinct from boundTo's `[sub, filters]`, so a page cursor never opens as a live one, nor the reverse. */
+const liveBinding = (caller: Principal, scope: LiveScope) =>
+  Buffer.from(JSON.stringify(['live', scope.kind, caller.sub, scope.kind === 'timeline' ? scope.incidentId : null]));
+
+const DECIMAL = /^\d{1,19}$/;
+
 /**
  * Timeline cursors are sealed with AES-256-GCM: the position inside cannot be
  * read, and a cursor changed by one bit, or replayed with other filters or by
  * another caller (the query and the caller are its associated data), is refused.
+ * Live streams' cursors (Last-Event-ID) are sealed the same way, bound to the
+ * caller and the stream; they hold a log position, because a stream follows the
+ * log while a page is ordered by event time.
  */
 @Injectable()
 export class TimelineCursors {
   constructor(@Inject(CURSOR_KEY) private readonly key: Buffer) {}
 
   seal(caller: Principal, query: TimelineQuery, last: TimelinePosition): string {
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES }).setAAD(boundTo(caller, query));
-    const sealed = Buffer.concat([cipher.update(JSON.stringify([last.eventTime, String(last.position)]), 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return this.sealValues(boundTo(caller, query), [last.eventTime, String(last.position)]);
   }
 
   /** The position a cursor resumes after; 400 unless this server sealed it for this caller and query. */
   open(caller: Principal, query: TimelineQuery, cursor: string): TimelinePosition {
     const invalid = new InvalidError('cursor is malformed or belongs to another query: pass next_cursor unchanged with the same filters');
+    const value = this.openValues(boundTo(caller, query), cursor, invalid);
+    // Authentic, so ours; checked anyway, in case the format ever changes under a live cursor.
+    if (value.length !== 2 || !DECIMAL.test(value[1])) throw invalid;
+    return { eventTime: value[0], position: BigInt(value[1]) };
+  }
+
+  sealLive(caller: Principal, scope: LiveScope, last: LivePosition): string {
+    return this.sealValues(liveBinding(caller, scope), last.revision === undefined ? [String(last.position)] : [String(last.position), String(last.revision)]);
+  }
+
+  /** Where a live stream resumes; 400 unless this server sealed it for this caller and this stream. */
+  openLive(caller: Principal, scope: LiveScope, cursor: string): LivePosition {
+    const invalid = new InvalidError('Last-Event-ID (or after) is malformed or belongs to another stream or caller: pass the id of the last event received, unchanged');
+    const value = this.openValues(liveBinding(caller, scope), cursor, invalid);
+    if (value.length < 1 || value.length > 2 || !value.every((v) => DECIMAL.test(v))) throw invalid;
+    return value.length === 2 ? { position: BigInt(value[0]), revision: BigInt(value[1]) } : { position: BigInt(value[0]) };
+  }
+
+  private sealValues(binding: Buffer, values: string[]): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES }).setAAD(binding);
+    const sealed = Buffer.concat([cipher.update(JSON.stringify(values), 'utf8'), cipher.final()]);
+    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The strings sealed for this binding, or `invalid`. */
+  private openValues(binding: Buffer, cursor: string, invalid: InvalidError): string[] {
     const bytes = cursor.length <= MAX_CURSOR_LENGTH ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
     if (bytes.length <= IV_BYTES + TAG_BYTES) throw invalid;
     let value: unknown;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES })
-        .setAAD(boundTo(caller, query))
+        .setAAD(binding)
         .setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
       value = JSON.parse(Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
     } catch {
       throw invalid;
     }
-    // Authentic, so ours; checked anyway, in case the format ever changes under a live cursor.
-    if (!Array.isArray(value) || typeof value[0] !== 'string' || typeof value[1] !== 'string' || !/^\d{1,19}$/.test(value[1])) throw invalid;
-    return { eventTime: value[0], position: BigInt(value[1]) };
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw invalid;
+    return value as string[];
   }
 }

@@ -55,6 +55,20 @@ export class TimelineReader {
     return page;
   }
 
+  /**
+   * The check of a live timeline before it starts, in the order of a read:
+   * the PDP must answer (503), then the incident must exist for the caller (404).
+   */
+  async openIncidentTimeline(caller: Principal, incidentId: string): Promise<void> {
+    await this.authorize(caller, 'timeline.read', []);
+    await this.requireIncident(caller, incidentId);
+  }
+
+  /** Events as a read of the incident timeline shows them to the caller (live delivery): withheld ones left out, the rest redacted. */
+  showTimeline(caller: Principal, rows: TimelineRow[]): Promise<{ row: TimelineRow; entry: RedactedEntry }[]> {
+    return this.authorize(caller, 'timeline.read', rows);
+  }
+
   search(caller: Principal, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
     return this.page(caller, 'timeline.query', query, cursor);
   }

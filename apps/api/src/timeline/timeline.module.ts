@@ -18,6 +18,6 @@ import { TimelineReader } from './timeline-reader.service';
     TimelineCursors,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
-  exports: [TimelineReader, FingerprintClaims, TimelineAppendHandler],
+  exports: [TimelineReader, TimelineCursors, FingerprintClaims, TimelineAppendHandler],
 })
 export class TimelineModule {}

@@ -1,0 +1,61 @@
+import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
+import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { toIncidentResponse } from '../incidents/incident.dto';
+import { type LiveIncidentChange, LiveFeed, type LiveTimelineEvent } from './live-feed';
+import { parseLiveResume } from './live-resume.query';
+import { LiveApiDocs } from './live.api-docs';
+import { sseFrame, writeEventStream } from './sse-writer';
+
+/** Subscribers of one kind and caller share an item: its frame is built once for all of them. */
+function framedOnce<T extends object>(build: (item: T) => string): (item: T) => string {
+  const frames = new WeakMap<T, string>();
+  return (item) => {
+    let frame = frames.get(item);
+    if (frame === undefined) frames.set(item, (frame = build(item)));
+    return frame;
+  };
+}
+
+const timelineFrame = framedOnce<LiveTimelineEvent>((item) => sseFrame(item.cursor, 'timeline', item.event));
+const incidentFrame = framedOnce<LiveIncidentChange>((item) => sseFrame(item.cursor, 'incident', toIncidentResponse(item.incident)));
+
+/** Server-sent events (docs/api.md, "Live streams"): the feed opens the stream, refusing before anything is sent; then it is written out. */
+@LiveApiDocs.controller
+@Controller('api/v1/incidents')
+export class LiveController {
+  constructor(
+    private readonly feed: LiveFeed,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('stream')
+  @LiveApiDocs.incidentStream
+  async incidentStream(
+    @Query() query: Record<string, unknown>,
+    @Headers('last-event-id') lastEventId: unknown,
+    @CurrentPrincipal() caller: Principal,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const stream = await this.feed.incidentChanges(caller, parseLiveResume(query, lastEventId));
+    await writeEventStream(request, reply, stream, incidentFrame, this.config.live.heartbeatMs);
+  }
+
+  @Get(':id/timeline/stream')
+  @RequireRole(TIMELINE_ROLES.reader)
+  @LiveApiDocs.timelineStream
+  async timelineStream(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Headers('last-event-id') lastEventId: unknown,
+    @CurrentPrincipal() caller: Principal,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const stream = await this.feed.timeline(caller, id, parseLiveResume(query, lastEventId));
+    await writeEventStream(request, reply, stream, timelineFrame, this.config.live.heartbeatMs);
+  }
+}
