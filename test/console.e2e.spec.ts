@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { launchChromium } from './support/browser';
 import { requireConsoleBuild } from './support/console-build';
 import { accessibilityProblems, PHONE, signedIn } from './support/console-pages';
+import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
 /**
@@ -18,21 +19,27 @@ describe('the web console in a browser', () => {
   let browser: Browser | undefined;
   let baseURL: string;
   let responder: Page;
+  /** The same responder on a second device: sees what happens without reloading. */
+  let watcher: Page;
   let incidentId: string;
   const title = `Checkout latency ${randomUUID().slice(0, 8)}`;
+  const dataDir = tempDir('console');
 
   beforeAll(async () => {
     requireConsoleBuild();
     browser = await launchChromium('console browser tests');
     if (!browser) return;
-    t = await startTestApp();
+    t = await startTestApp({}, dataDir.path);
     await t.app.listen(0, '127.0.0.1');
     baseURL = await t.app.getUrl();
     ({ page: responder } = await signedIn(browser, baseURL, { sub: 'alice', clearance: 'confidential', dataAccess: ['pii', 'phi', 'legal_hold'] }));
+    ({ page: watcher } = await signedIn(browser, baseURL, { sub: 'alice', clearance: 'confidential', dataAccess: ['pii'] }, PHONE));
+    await watcher.locator('[data-link="live"]').waitFor();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    dataDir.remove();
   });
 
   /** Each step says so when it had no browser (the suite then proves nothing, visibly). */
@@ -59,12 +66,12 @@ describe('the web console in a browser', () => {
     await responder.locator('.timeline li[data-event-type="im.incident.declare"]').waitFor();
   });
 
-  inBrowser('lists it under my incidents, and a link to it opens the page directly', async (b) => {
-    const other = await signedIn(b, baseURL, { sub: 'alice' });
-    await other.page.locator(`[data-incident="${incidentId}"]`).getByText(title).waitFor();
-    await other.page.goto(`/incidents/${incidentId}`);
-    await other.page.getByRole('heading', { name: title }).waitFor();
-    await other.context.close();
+  inBrowser('shows it live under my incidents in the other browser, whose link opens its page', async () => {
+    await watcher.locator(`[data-incident="${incidentId}"]`).getByText(title).waitFor({ timeout: 5000 });
+    expect(await watcher.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+    await watcher.locator(`[data-incident="${incidentId}"] a`).click();
+    await watcher.getByRole('heading', { name: title }).waitFor();
+    await watcher.locator('[data-link="live"]').waitFor();
   });
 
   inBrowser('acknowledges after a confirmation, and a refused move says what state the incident is in', async () => {
@@ -76,6 +83,7 @@ describe('the web console in a browser', () => {
     await responder.getByRole('button', { name: 'Acknowledge' }).click();
     await dialog.getByRole('button', { name: 'Yes, acknowledge' }).click();
     await responder.getByTestId('status').getByText('acknowledged').waitFor();
+    await watcher.getByTestId('status').getByText('acknowledged').waitFor({ timeout: 5000 });
 
     await responder.getByRole('button', { name: 'Close' }).click();
     await dialog.getByRole('button', { name: 'Yes, close' }).click();
@@ -86,6 +94,7 @@ describe('the web console in a browser', () => {
     await responder.getByRole('textbox', { name: 'Note', exact: true }).fill('Rolled back deploy 42');
     await responder.getByRole('button', { name: 'Add note' }).click();
     await responder.locator('.timeline li[data-event-type="im.incident.note"]').getByText('Rolled back deploy 42').waitFor();
+    await watcher.locator('.timeline li[data-event-type="im.incident.note"]').getByText('Rolled back deploy 42').waitFor({ timeout: 5000 });
     await responder.getByRole('combobox', { name: /^Role/ }).selectOption('COMMS');
     await responder.getByLabel('Responder').fill('bob');
     await responder.getByRole('button', { name: 'Assign' }).click();
@@ -112,8 +121,14 @@ describe('the web console in a browser', () => {
     const notes = reader.page.locator('.timeline li[data-event-type="im.incident.note"]');
     await notes.getByText('[REDACTED]').first().waitFor();
     expect(await reader.page.locator('.timeline').textContent()).not.toContain('jane@example.com');
+    // Live too: the stream redacts for each subscriber.
+    await reader.page.locator('[data-link="live"]').waitFor();
+    const again = await t.http().post('/api/v1/timeline/events').set(bearer(token({ sub: 'alice' }))).set('content-type', 'application/cloudevents+json').send({ ...event, id: randomUUID(), data: { title: 'Callback', content: 'Phoned jane again' } });
+    expect(again.status).toBe(201);
+    await watcher.getByText('Phoned jane again').waitFor({ timeout: 5000 });
+    await reader.page.waitForFunction(() => document.querySelectorAll('.timeline li[data-event-type="im.incident.note"]').length === 3);
+    expect(await reader.page.locator('.timeline').textContent()).not.toContain('Phoned jane');
     await reader.context.close();
-    await responder.reload();
     await responder.getByText('Called jane@example.com about order 7').waitFor();
   });
 
@@ -133,7 +148,7 @@ describe('the web console in a browser', () => {
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('im.incident.note');
     await responder.getByRole('button', { name: 'Filter' }).click();
     await responder.waitForFunction(() => document.querySelectorAll('.timeline li[data-event-type="im.incident.declare"]').length === 0);
-    expect(await types()).toEqual(['im.incident.note', 'im.incident.note']);
+    expect(await types()).toEqual(['im.incident.note', 'im.incident.note', 'im.incident.note']);
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('');
     await responder.getByRole('button', { name: 'Filter' }).click();
   });
@@ -173,12 +188,28 @@ describe('the web console in a browser', () => {
     for (const path of ['/', '/declare', '/settings', `/incidents/${incidentId}`]) {
       await responder.goto(path);
       await responder.locator('main h1').waitFor();
-      await responder.waitForLoadState('networkidle').catch(() => undefined);
+      // The views that follow a stream are checked once it is live (the indicator is part of the page).
+      if (path === '/' || path.startsWith('/incidents/')) await responder.locator('[data-link="live"]').waitFor();
       expect([path, await accessibilityProblems(responder)]).toEqual([path, []]);
     }
     await responder.getByRole('button', { name: 'Resolve' }).click();
     expect(['confirmation dialog', await accessibilityProblems(responder)]).toEqual(['confirmation dialog', []]);
     await responder.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+  });
+
+  inBrowser('shows a lost connection while the service restarts, then catches up by itself with what was written meanwhile', async () => {
+    await watcher.goto(`/incidents/${incidentId}`);
+    await watcher.locator('[data-link="live"]').waitFor();
+    const port = new URL(baseURL).port;
+    await t.app.close();
+    await watcher.locator('[data-link="lost"]').getByText('Connection lost: reconnecting…').waitFor({ timeout: 10_000 });
+    t = await startTestApp({}, dataDir.path);
+    await t.app.listen(Number(port), '127.0.0.1');
+    const note = { query: 'mutation($id: ID!) { addNote(incidentId: $id, content: "Written while you were away") { id } }', variables: { id: incidentId } };
+    expect((await t.http().post('/api/v1/graphql').set(bearer(token({ sub: 'alice' }))).send(note)).body.errors).toBeUndefined();
+    await watcher.locator('[data-link="live"]').waitFor({ timeout: 20_000 });
+    await watcher.getByText('Written while you were away').waitFor({ timeout: 5000 });
+    expect(await watcher.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
   });
 
   inBrowser('shows the incident page as a responder sees it (docs/console-incident.png)', async () => {
