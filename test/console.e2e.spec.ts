@@ -68,7 +68,7 @@ describe('the web console in a browser', () => {
 
   inBrowser('shows it live under my incidents in the other browser, whose link opens its page', async () => {
     await watcher.locator(`[data-incident="${incidentId}"]`).getByText(title).waitFor({ timeout: 5000 });
-    expect(await watcher.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+    expect(await watcher.evaluate('performance.getEntriesByType("navigation").length')).toBe(1);
     await watcher.locator(`[data-incident="${incidentId}"] a`).click();
     await watcher.getByRole('heading', { name: title }).waitFor();
     await watcher.locator('[data-link="live"]').waitFor();
@@ -126,7 +126,7 @@ describe('the web console in a browser', () => {
     const again = await t.http().post('/api/v1/timeline/events').set(bearer(token({ sub: 'alice' }))).set('content-type', 'application/cloudevents+json').send({ ...event, id: randomUUID(), data: { title: 'Callback', content: 'Phoned jane again' } });
     expect(again.status).toBe(201);
     await watcher.getByText('Phoned jane again').waitFor({ timeout: 5000 });
-    await reader.page.waitForFunction(() => document.querySelectorAll('.timeline li[data-event-type="im.incident.note"]').length === 3);
+    await reader.page.waitForFunction(`document.querySelectorAll('.timeline li[data-event-type="im.incident.note"]').length === 3`);
     expect(await reader.page.locator('.timeline').textContent()).not.toContain('Phoned jane');
     await reader.context.close();
     await responder.getByText('Called jane@example.com about order 7').waitFor();
@@ -147,7 +147,7 @@ describe('the web console in a browser', () => {
     expect(await types()).toContain('im.incident.declare');
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('im.incident.note');
     await responder.getByRole('button', { name: 'Filter' }).click();
-    await responder.waitForFunction(() => document.querySelectorAll('.timeline li[data-event-type="im.incident.declare"]').length === 0);
+    await responder.waitForFunction(`document.querySelectorAll('.timeline li[data-event-type="im.incident.declare"]').length === 0`);
     expect(await types()).toEqual(['im.incident.note', 'im.incident.note', 'im.incident.note']);
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('');
     await responder.getByRole('button', { name: 'Filter' }).click();
@@ -169,7 +169,7 @@ describe('the web console in a browser', () => {
     for (const path of ['/', '/declare', `/incidents/${incidentId}`, '/settings']) {
       await phone.page.goto(path);
       await phone.page.locator('main h1').waitFor();
-      expect([path, await phone.page.evaluate(() => document.documentElement.scrollWidth)]).toEqual([path, PHONE.width]);
+      expect([path, await phone.page.evaluate('document.documentElement.scrollWidth')]).toEqual([path, PHONE.width]);
     }
     await phone.page.goto(`/incidents/${incidentId}`);
     await phone.page.getByRole('button', { name: 'Resolve' }).scrollIntoViewIfNeeded();
@@ -209,7 +209,7 @@ describe('the web console in a browser', () => {
     expect((await t.http().post('/api/v1/graphql').set(bearer(token({ sub: 'alice' }))).send(note)).body.errors).toBeUndefined();
     await watcher.locator('[data-link="live"]').waitFor({ timeout: 20_000 });
     await watcher.getByText('Written while you were away').waitFor({ timeout: 5000 });
-    expect(await watcher.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+    expect(await watcher.evaluate('performance.getEntriesByType("navigation").length')).toBe(1);
   });
 
   inBrowser('shows the incident page as a responder sees it (docs/console-incident.png)', async () => {

@@ -23,9 +23,9 @@ describe('GET /api/v1/validate', () => {
     expect(res.body).toEqual({
       timestamp: expect.any(String),
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
-      capabilities: { database: true, timeline: true, websocket: false, sse: true, graphql: true },
+      capabilities: { database: true, timeline: true, websocket: true, sse: true, graphql: true },
       results: expect.any(Array),
-      summary: { total: 11, passed: 11, failed: 0, warned: 0 },
+      summary: { total: 12, passed: 12, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
@@ -36,6 +36,7 @@ describe('GET /api/v1/validate', () => {
       'policy.decision_point',
       'auth.jwt_configuration',
       'graphql.schema',
+      'websocket.graphql_transport_ws',
       'event_store.integrity',
       'read_store.integrity',
       'storage.free_space',

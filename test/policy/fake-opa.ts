@@ -18,6 +18,8 @@ const body = (req: IncomingMessage) =>
  */
 export async function startFakeOpa(delegate: PolicyDecisionPoint) {
   let mode: FakeOpaMode = 'decide';
+  /** Added before every decision, whatever the mode: a PDP that answers correctly, but slowly. */
+  let delayMs = 0;
   const inputs: PolicyInput[] = [];
   const server: Server = createServer(async (req, res) => {
     const json = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
@@ -25,6 +27,7 @@ export async function startFakeOpa(delegate: PolicyDecisionPoint) {
     if (req.method !== 'POST' || req.url !== '/v1/data/incident/timeline/decisions') return json(404, { code: 'not_found' });
     const { input } = JSON.parse(await body(req)) as { input: PolicyInput };
     inputs.push(input);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     switch (mode) {
       case 'decide':
         return json(200, { result: await delegate.decide(input) });
@@ -45,6 +48,7 @@ export async function startFakeOpa(delegate: PolicyDecisionPoint) {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     inputs,
     setMode: (next: FakeOpaMode) => (mode = next),
+    setDelay: (ms: number) => (delayMs = ms),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -26,7 +26,7 @@ interface HeaderCarrier {
 }
 
 /** The `exp` claim of a token that has just been verified, in ms. */
-function expiresAt(token: string): number | undefined {
+export function expiresAt(token: string): number | undefined {
   try {
     const { exp } = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { exp?: unknown };
     return typeof exp === 'number' ? exp * 1000 : undefined;

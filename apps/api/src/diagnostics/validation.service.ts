@@ -18,6 +18,9 @@ import {
   type ProjectionWorker,
 } from '@im/read-models';
 import { version } from '../../../../package.json';
+import { GRAPHQL_PATH } from '../graphql/graphql-path';
+import { GraphqlWsServer } from '../graphql/graphql-ws.server';
+import { SUBSCRIPTION_ROLES } from '../graphql/subscription-access';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn';
 
@@ -75,6 +78,7 @@ export class ValidationService {
       ['policy', 'decision_point', () => this.policyReachable()],
       ['auth', 'jwt_configuration', () => this.jwtConfiguration()],
       ['graphql', 'schema', async () => this.graphqlSchema()],
+      ['websocket', 'graphql_transport_ws', async () => this.graphqlSubscriptions()],
       ...this.storageChecks(),
     ];
     if (selfTest) checks.push(['self_test', 'round_trip', () => this.roundTrip()]);
@@ -87,9 +91,10 @@ export class ValidationService {
       capabilities: {
         database: passedNamed('event_store') && passedNamed('read_store') && passedNamed('storage'),
         timeline: passedNamed('event_store') && passedNamed('read_store'),
-        websocket: false,
         // The live streams are the ledger followed and the read models read: up when those are.
         sse: passedNamed('event_store') && passedNamed('read_store'),
+        // GraphQL subscriptions: the same, delivered through the socket server.
+        websocket: passedNamed('websocket') && passedNamed('event_store') && passedNamed('read_store'),
         graphql: passedNamed('graphql'),
       },
       results,
@@ -169,6 +174,17 @@ export class ValidationService {
     const mutations = Object.keys(schema.getMutationType()?.getFields() ?? {}).length;
     if (queries === 0) throw new Error('schema has no queries');
     return `${queries} queries, ${mutations} mutations`;
+  }
+
+  /** The socket server takes upgrades at the GraphQL path, and the schema serves the subscriptions of extensions.md. */
+  private graphqlSubscriptions(): string {
+    const { accepting, open } = this.modules.get(GraphqlWsServer, { strict: false }).status();
+    if (!accepting) throw new Error(`no WebSocket server is taking upgrades at ${GRAPHQL_PATH}`);
+    const { schema } = this.modules.get(GraphQLSchemaHost, { strict: false });
+    const served = Object.keys(schema.getSubscriptionType()?.getFields() ?? {});
+    const missing = Object.keys(SUBSCRIPTION_ROLES).filter((field) => !served.includes(field));
+    if (missing.length > 0) throw new Error(`the schema lacks the subscriptions ${missing.join(', ')}`);
+    return `graphql-transport-ws at ${GRAPHQL_PATH}: ${served.join(', ')}; ${open} socket(s) open`;
   }
 
   /** Append a probe on a scratch stream, see it projected, read it back through the policy. No user-facing view shows it. */

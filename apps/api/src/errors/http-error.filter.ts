@@ -4,7 +4,28 @@ import type { FastifyReply } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { storageFaultOf } from '@im/event-store';
 import { errorBody } from './error-body';
-import { classify } from './error-mapping';
+import { classify, type ClientError } from './error-mapping';
+
+const logger = new Logger('HttpError');
+
+/** What the client is told of an error; what it hides from the client (an internal error, a storage fault's own words) goes to the log. */
+export function classifyAndLog(exception: unknown): ClientError {
+  const client = classify(exception);
+  if (client.status >= 500 && client.code === 'INTERNAL_SERVER_ERROR') {
+    logger.error(exception instanceof Error ? exception.stack : String(exception));
+  } else if (storageFaultOf(exception)) {
+    // The client is told the fault's kind; the operator needs SQLite's or the OS's own words.
+    logger.error(`Storage fault: ${String(exception)}`);
+  }
+  return client;
+}
+
+/** A GraphQL error with the code the client acts on, over HTTP and the socket alike; an error that already has a code is kept. */
+export function codedGraphqlError(exception: unknown): GraphQLError {
+  if (exception instanceof GraphQLError && typeof exception.extensions.code === 'string') return exception;
+  const client = classifyAndLog(exception instanceof GraphQLError && exception.originalError ? exception.originalError : exception);
+  return new GraphQLError(client.message, { extensions: { code: client.code } });
+}
 
 /**
  * Turns anything thrown into `{error, status}` over REST, or a GraphQL error
@@ -12,16 +33,8 @@ import { classify } from './error-mapping';
  */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  private readonly logger = new Logger('HttpError');
-
   catch(exception: unknown, host: ArgumentsHost): GraphQLError | void {
-    const client = classify(exception);
-    if (client.status >= 500 && client.code === 'INTERNAL_SERVER_ERROR') {
-      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    } else if (storageFaultOf(exception)) {
-      // The client is told the fault's kind; the operator needs SQLite's or the OS's own words.
-      this.logger.error(`Storage fault: ${String(exception)}`);
-    }
+    const client = classifyAndLog(exception);
     if (host.getType<GqlContextType>() === 'graphql') {
       return new GraphQLError(client.message, { extensions: { code: client.code } });
     }

@@ -28,13 +28,18 @@ export function graphqlContextFactory(authenticator: RequestAuthenticator, incid
     if (principal.integrationKey !== undefined) {
       throw new GraphQLError('An integration key is not accepted by GraphQL; use a token', { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
     }
-    return {
-      principal,
-      incidents: new DataLoader(async (ids) => {
-        const found = await incidents.findMany([...ids]);
-        return ids.map((id) => found.get(id));
-      }),
-    };
+    return contextFor(principal, incidents);
+  };
+}
+
+/** The context of one operation of an authenticated caller (a request, or a subscription on the socket). */
+export function contextFor(principal: Principal, incidents: IncidentQueryService): GqlContext {
+  return {
+    principal,
+    incidents: new DataLoader(async (ids) => {
+      const found = await incidents.findMany([...ids]);
+      return ids.map((id) => found.get(id));
+    }),
   };
 }
 

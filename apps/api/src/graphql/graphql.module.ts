@@ -11,23 +11,33 @@ import { LedgerModule } from '../ledger/ledger.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
+import { LiveModule } from '../live/live.module';
 import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
+import { GraphqlWsServer } from './graphql-ws.server';
+import { IncidentMobileViews } from './incident-mobile-views';
 import { IncidentsResolver } from './incidents.resolver';
+import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
 
-/** The responders' API: Apollo on the same Fastify server, schema built from the classes in schema.types.ts. */
+/**
+ * The responders' API: Apollo on the same Fastify server, schema built from the
+ * classes in schema.types.ts; its subscriptions over graphql-ws on the same path
+ * (graphql-ws.server.ts).
+ */
 @Module({})
 export class GraphqlApiModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: GraphqlApiModule,
       imports: [
+        AuthModule,
         IncidentsModule,
         TimelineModule,
         LedgerModule,
+        LiveModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -50,7 +60,15 @@ export class GraphqlApiModule {
         }),
       ],
       controllers: config.env === 'development' ? [PlaygroundController] : [],
-      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService],
+      providers: [
+        IncidentsResolver,
+        LiveResolver,
+        PreferencesResolver,
+        PreferencesCommandHandler,
+        PreferencesQueryService,
+        IncidentMobileViews,
+        GraphqlWsServer,
+      ],
     };
   }
 }

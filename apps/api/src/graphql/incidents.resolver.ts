@@ -1,18 +1,16 @@
-import { Inject } from '@nestjs/common';
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident as DomainIncident } from '@im/incidents';
 import { RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentVisibility } from '../policy/incident-visibility';
-import { TimelineReader } from '../timeline/timeline-reader.service';
 import { parseDeclareIncidentInput } from './declare-incident.input';
 import { type GqlContext, GqlIncidents, GqlPrincipal } from './graphql-context';
+import { IncidentMobileViews } from './incident-mobile-views';
 import { parseMyIncidentsLimit } from './my-incidents.args';
 import { quickActions } from './quick-actions';
-import { fromGqlSeverity, fromGqlStatus, toGqlIncident, toGqlSeverity, toGqlStatus, toGqlSummary } from './schema.mapping';
+import { fromGqlSeverity, fromGqlStatus, toGqlIncident, toGqlSummary } from './schema.mapping';
 import {
   DeclareIncidentInput,
   Incident,
@@ -26,19 +24,13 @@ import {
   Status,
 } from './schema.types';
 
-const QUICK_TIMELINE_LENGTH = 5;
-const SUMMARY_LENGTH = 140;
-
-const shorten = (text: string) => (text.length > SUMMARY_LENGTH ? `${text.slice(0, SUMMARY_LENGTH - 1)}…` : text);
-
 @Resolver()
 export class IncidentsResolver {
   constructor(
     private readonly commands: IncidentCommandHandler,
-    private readonly timeline: TimelineReader,
     private readonly incidents: IncidentQueryService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly visibility: IncidentVisibility,
+    private readonly mobileViews: IncidentMobileViews,
   ) {}
 
   @Query(() => [IncidentSummary], {
@@ -63,26 +55,7 @@ export class IncidentsResolver {
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<IncidentMobileView> {
-    const incident = await this.load(incidents, id, caller);
-    const { entries } = await this.timeline.incidentTimeline(caller, id, { incidentId: id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
-    const commander = incident.roles?.IC;
-    return {
-      id: incident.id,
-      title: incident.title,
-      severity: toGqlSeverity(incident.severity),
-      status: toGqlStatus(incident.status),
-      assignedTo: commander ? { id: commander, role: RACIRole.IC } : null,
-      responders: Object.values(RACIRole).flatMap((role) => (incident.roles?.[role] ? [{ id: incident.roles[role], role }] : [])),
-      lastUpdate: incident.updatedAt,
-      warRoomLink: this.warRoomLink(incident.id),
-      alertsFiring: incident.firingAlerts?.length ?? 0,
-      quickTimeline: entries.map(({ entry }) => ({
-        id: entry.id,
-        type: entry.eventType,
-        summary: shorten(entry.content || entry.title),
-        time: new Date(entry.eventTime),
-      })),
-    };
+    return this.mobileViews.of(caller, await this.load(incidents, id, caller));
   }
 
   @Query(() => [MobileAction], { description: 'What the caller can do on the incident now (rules in docs/decisions.md)' })
@@ -91,7 +64,7 @@ export class IncidentsResolver {
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<MobileAction[]> {
-    return quickActions(await this.load(incidents, incidentId, caller), caller, this.warRoomLink(incidentId));
+    return quickActions(await this.load(incidents, incidentId, caller), caller, this.mobileViews.warRoomLink(incidentId));
   }
 
   @Mutation(() => Incident, { description: 'Declares an incident; the caller becomes incident commander. Needs timeline.writer' })
@@ -132,10 +105,6 @@ export class IncidentsResolver {
   ): Promise<Incident> {
     await this.commands.assignRole(incidentId, role, userId, { caller });
     return this.read(incidentId, caller);
-  }
-
-  private warRoomLink(incidentId: string): string | null {
-    return this.config.warRoomUrlTemplate?.replace('{id}', encodeURIComponent(incidentId)) ?? null;
   }
 
   private async load(incidents: GqlContext['incidents'], id: string, caller: Principal): Promise<DomainIncident> {

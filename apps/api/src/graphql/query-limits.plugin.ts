@@ -18,33 +18,45 @@ function depthOverLimit(schema: GraphQLSchema, document: DocumentNode, max: numb
 }
 
 /**
- * Refuses an operation that is too deep (graphql-armor's max-depth) or whose
- * estimated cost is over the limit (graphql-query-complexity: fields cost 1,
- * lists multiply by their limit, aliases add up) before it runs.
+ * Why an operation is refused before it runs: too deep (graphql-armor's
+ * max-depth) or estimated too costly (graphql-query-complexity: fields cost 1,
+ * lists multiply by their limit, aliases add up). Undefined when it may run.
+ * Shared by HTTP (the plugin below) and the socket (graphql-ws.server.ts).
  */
+export function queryLimitError(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  maxComplexity = MAX_QUERY_COMPLEXITY,
+  maxDepth = MAX_QUERY_DEPTH,
+): GraphQLError | undefined {
+  const deep = depthOverLimit(schema, document, maxDepth);
+  if (deep) return tooComplex(deep.message.replace(/^Syntax Error: /, ''), { maxDepth });
+  let complexity: number;
+  try {
+    complexity = getComplexity({
+      schema,
+      query: document,
+      operationName: operationName ?? undefined,
+      variables: variables ?? undefined,
+      estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+    });
+  } catch {
+    // Variables that cannot be coerced: execution refuses them with BAD_USER_INPUT before running anything.
+    return undefined;
+  }
+  return complexity > maxComplexity ? tooComplex(`Query complexity ${complexity} is over the limit of ${maxComplexity}`, { complexity, maxComplexity }) : undefined;
+}
+
+/** Refuses, over HTTP, an operation that queryLimitError refuses, before it runs. */
 export function queryLimitsPlugin(maxComplexity = MAX_QUERY_COMPLEXITY, maxDepth = MAX_QUERY_DEPTH): ApolloServerPlugin {
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, schema }) {
-          const deep = depthOverLimit(schema, document, maxDepth);
-          if (deep) throw tooComplex(deep.message.replace(/^Syntax Error: /, ''), { maxDepth });
-          let complexity: number;
-          try {
-            complexity = getComplexity({
-              schema,
-              query: document,
-              operationName: request.operationName,
-              variables: request.variables,
-              estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-            });
-          } catch {
-            // Variables that cannot be coerced: execution refuses them with BAD_USER_INPUT before running anything.
-            return;
-          }
-          if (complexity > maxComplexity) {
-            throw tooComplex(`Query complexity ${complexity} is over the limit of ${maxComplexity}`, { complexity, maxComplexity });
-          }
+          const refused = queryLimitError(schema, document, request.operationName, request.variables, maxComplexity, maxDepth);
+          if (refused) throw refused;
         },
       };
     },

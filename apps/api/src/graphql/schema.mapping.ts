@@ -1,6 +1,11 @@
 import type { Incident as DomainIncident, Severity as DomainSeverity, Status as DomainStatus } from '@im/incidents';
 import type { NotificationPreferences as StoredPreferences } from '@im/read-models';
-import { Incident, IncidentSummary, NotificationPreferences, Severity, Status } from './schema.types';
+import type { TimelineEventView } from '../timeline/timeline-event.view';
+import { Incident, IncidentSummary, NotificationPreferences, Severity, Status, TimelineEventSummary } from './schema.types';
+
+const SUMMARY_LENGTH = 140;
+
+const shorten = (text: string) => (text.length > SUMMARY_LENGTH ? `${text.slice(0, SUMMARY_LENGTH - 1)}…` : text);
 
 export const toGqlSeverity = (severity: DomainSeverity) => severity.replace('-', '_') as Severity;
 export const fromGqlSeverity = (severity: Severity) => severity.replace('_', '-') as DomainSeverity;
@@ -26,6 +31,14 @@ export const toGqlSummary = (incident: DomainIncident): IncidentSummary => ({
   severity: toGqlSeverity(incident.severity),
   status: toGqlStatus(incident.status),
   lastUpdate: new Date(incident.updatedAt),
+});
+
+/** A timeline event as the caller reads it (already withheld or redacted), in brief. */
+export const toGqlTimelineEvent = (event: Pick<TimelineEventView, 'id' | 'event_type' | 'title' | 'content' | 'event_time'>): TimelineEventSummary => ({
+  id: event.id,
+  type: event.event_type,
+  summary: shorten(event.content || event.title),
+  time: new Date(event.event_time),
 });
 
 export const toGqlPreferences = (userId: string, prefs: Omit<StoredPreferences, 'userId' | 'updatedAt'>): NotificationPreferences => ({

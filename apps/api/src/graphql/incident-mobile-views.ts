@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import type { Incident } from '@im/incidents';
+import type { Principal } from '../auth/principal';
+import { TimelineReader } from '../timeline/timeline-reader.service';
+import { toTimelineEventView } from '../timeline/timeline-event.view';
+import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
+import { IncidentMobileView, RACIRole } from './schema.types';
+
+const QUICK_TIMELINE_LENGTH = 5;
+
+/**
+ * The phone's view of an incident, for the incidentStatus query and the
+ * incidentUpdated subscription alike: the newest events come through the
+ * TimelineReader, so they are withheld and redacted for the caller, and an
+ * unavailable PDP fails the view.
+ */
+@Injectable()
+export class IncidentMobileViews {
+  constructor(
+    private readonly timeline: TimelineReader,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** `incident` must already be revealed to the caller (IncidentVisibility). */
+  async of(caller: Principal, incident: Incident): Promise<IncidentMobileView> {
+    const { entries } = await this.timeline.incidentTimeline(caller, incident.id, { incidentId: incident.id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
+    const commander = incident.roles?.IC;
+    return {
+      id: incident.id,
+      title: incident.title,
+      severity: toGqlSeverity(incident.severity),
+      status: toGqlStatus(incident.status),
+      assignedTo: commander ? { id: commander, role: RACIRole.IC } : null,
+      responders: Object.values(RACIRole).flatMap((role) => (incident.roles?.[role] ? [{ id: incident.roles[role], role }] : [])),
+      lastUpdate: incident.updatedAt,
+      warRoomLink: this.warRoomLink(incident.id),
+      alertsFiring: incident.firingAlerts?.length ?? 0,
+      quickTimeline: entries.map((shown) => toGqlTimelineEvent(toTimelineEventView(shown))),
+    };
+  }
+
+  warRoomLink(incidentId: string): string | null {
+    return this.config.warRoomUrlTemplate?.replace('{id}', encodeURIComponent(incidentId)) ?? null;
+  }
+}

@@ -1,0 +1,50 @@
+import { Args, ID, Resolver, Subscription } from '@nestjs/graphql';
+import type { Incident as DomainIncident } from '@im/incidents';
+import type { Principal } from '../auth/principal';
+import { LiveFeed } from '../live/live-feed';
+import { TimelineReader } from '../timeline/timeline-reader.service';
+import { GqlPrincipal } from './graphql-context';
+import { IncidentMobileViews } from './incident-mobile-views';
+import { toGqlSummary, toGqlTimelineEvent } from './schema.mapping';
+import { IncidentMobileView, IncidentSummary, TimelineEventSummary } from './schema.types';
+import { subscriptionPayloads } from './subscription-payloads';
+
+/** As myIncidents has it: the caller holds one of the incident's RACI roles. */
+const holdsRole = (caller: Principal, incident: DomainIncident) => Object.values(incident.roles ?? {}).includes(caller.sub);
+
+/**
+ * The subscriptions (extensions.md, section 3), over graphql-ws only
+ * (graphql-ws.server.ts checks roles before they start). Each follows the
+ * ledger through LiveFeed, which shows the subscriber only what a read would:
+ * withheld incidents and events never arrive, notes arrive redacted. What would
+ * fail a read before it starts (the incident missing or withheld, the PDP
+ * unavailable) fails the subscription before it starts, with the same code.
+ */
+@Resolver()
+export class LiveResolver {
+  constructor(
+    private readonly feed: LiveFeed,
+    private readonly timeline: TimelineReader,
+    private readonly mobileViews: IncidentMobileViews,
+  ) {}
+
+  @Subscription(() => IncidentMobileView, { description: 'The incident as incidentStatus shows it, after each of its changes. Needs a role' })
+  async incidentUpdated(@Args('id', { type: () => ID }) id: string, @GqlPrincipal() caller: Principal) {
+    // The view holds timeline events: the same checks as a read of them.
+    await this.timeline.openIncidentTimeline(caller, id);
+    const changes = await this.feed.incidentChanges(caller);
+    return subscriptionPayloads('incidentUpdated', changes, ({ incident }) => (incident.id === id ? this.mobileViews.of(caller, incident) : undefined));
+  }
+
+  @Subscription(() => IncidentSummary, { description: 'Each change of an incident where the caller then holds a RACI role (as myIncidents). Needs a role' })
+  async myIncidentsChanged(@GqlPrincipal() caller: Principal) {
+    const changes = await this.feed.incidentChanges(caller);
+    return subscriptionPayloads('myIncidentsChanged', changes, ({ incident }) => (holdsRole(caller, incident) ? toGqlSummary(incident) : undefined));
+  }
+
+  @Subscription(() => TimelineEventSummary, { description: 'Each event appended to the incident timeline that the caller may see, redacted. Needs timeline.reader' })
+  async timelineEvent(@Args('incidentId', { type: () => ID }) incidentId: string, @GqlPrincipal() caller: Principal) {
+    const events = await this.feed.timeline(caller, incidentId);
+    return subscriptionPayloads('timelineEvent', events, ({ event }) => toGqlTimelineEvent(event));
+  }
+}
