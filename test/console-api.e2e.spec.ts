@@ -30,6 +30,24 @@ describe('the console as the api serves it', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
   });
 
+  it('loads at most 200 KB of JavaScript, compressed, on first load (the sign-in code is fetched only when used)', async () => {
+    const page = (await t.http().get('/')).text;
+    const scripts = [...page.matchAll(/<(?:script|link)[^>]+(?:src|href)="(\/assets\/[^"]+\.js)"/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    let bytes = 0;
+    for (const script of scripts) {
+      const answer = await t.http().get(script).set('accept-encoding', 'gzip').buffer(true).parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+      expect(answer.headers['content-encoding']).toBe('gzip');
+      bytes += Number(answer.headers['content-length'] ?? (answer.body as Buffer).length);
+    }
+    console.log(`console first load: ${scripts.length} script(s), ${(bytes / 1024).toFixed(1)} KB of JavaScript gzip-compressed`);
+    expect(bytes).toBeLessThanOrEqual(200 * 1024);
+  });
+
   it('leaves every other path to its route: the API answers JSON as before, unknown paths 404 {error, status}', async () => {
     expect((await t.http().get('/api/v1/incidents')).headers['content-type']).toContain('application/json');
     expect((await t.http().get('/health')).body.status).toBe('healthy');

@@ -197,6 +197,24 @@ describe('the web console in a browser', () => {
     await responder.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
   });
 
+  inBrowser('measures the time from a note written in one browser to its appearance in the other (a figure, not a limit)', async () => {
+    await responder.goto(`/incidents/${incidentId}`);
+    await watcher.goto(`/incidents/${incidentId}`);
+    await watcher.locator('[data-link="live"]').waitFor();
+    const samples: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const text = `Measured note ${i} ${randomUUID().slice(0, 6)}`;
+      await responder.getByRole('textbox', { name: 'Note', exact: true }).fill(text);
+      const start = performance.now();
+      await responder.getByRole('button', { name: 'Add note' }).click();
+      await watcher.getByText(text).waitFor({ timeout: 10_000 });
+      samples.push(performance.now() - start);
+    }
+    samples.sort((a, b) => a - b);
+    const at = (q: number) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)].toFixed(0);
+    console.log(`console write-to-appearance over ${samples.length} notes: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms`);
+  });
+
   inBrowser('shows a lost connection while the service restarts, then catches up by itself with what was written meanwhile', async () => {
     await watcher.goto(`/incidents/${incidentId}`);
     await watcher.locator('[data-link="live"]').waitFor();
