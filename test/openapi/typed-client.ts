@@ -287,6 +287,24 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
       },
       delete: async () => ({ responses: [(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhookId } } })).response] }),
     },
+    '/api/v1/console/config': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/console/config');
+        const signIn: [boolean, string | undefined] | undefined = data && [data.development_sign_in, data.oidc?.client_id];
+        return { responses: [response], read: signIn };
+      },
+    },
+    '/api/v1/console/development-token': {
+      post: async () => {
+        // As the console does: only where the configuration offers it (development mode).
+        if (!(await api.GET('/api/v1/console/config')).data?.development_sign_in) return { responses: [] };
+        const { data, error, response } = await api.POST('/api/v1/console/development-token', {
+          body: { sub: 'typed-client', roles: ['timeline.reader'], clearance: 'internal', data_access: ['pii'] },
+        });
+        const expiresAt: string | undefined = data?.expires_at;
+        return { responses: [response], read: [expiresAt, noticeErrors(error)] };
+      },
+    },
     '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },
     '/api/v1/correlation/groups': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/groups')).response] }) },
     '/api/v1/correlation/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/stats')).response] }) },

@@ -13,6 +13,7 @@ import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ConsoleModule } from './console/console.module';
 import { LiveModule } from './live/live.module';
 
 @Module({})
@@ -33,6 +34,7 @@ export class AppModule {
         LiveModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
+        ConsoleModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };

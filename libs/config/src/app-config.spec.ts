@@ -58,6 +58,7 @@ describe('loadConfig', () => {
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters'],
     [{ JWT_JWKS_URL: 'keys.json' }, 'JWT_JWKS_URL must be an http(s) URL'],
     [{ POLICY_MODE: 'opa' }, 'POLICY_MODE=opa needs OPA_URL'],
+    [{ CONSOLE_OIDC_CLIENT_ID: 'console' }, 'CONSOLE_OIDC_CLIENT_ID needs JWT_ISSUER'],
     [{ POLICY_MODE: 'rego' }, 'POLICY_MODE must be one of embedded, opa'],
     [{ POLICY_MODE: 'opa', OPA_URL: 'http://opa:8181', OPA_TIMEOUT_MS: '0' }, 'OPA_TIMEOUT_MS must be a whole number'],
   ])('refuses %j with one clear line', (env, message) => {

@@ -19,6 +19,8 @@ export interface AppConfig {
   policy: PolicyConfig;
   /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
   warRoomUrlTemplate: string | null;
+  /** The web console's OpenID Connect client id at JWT_ISSUER (production sign-in); null: the console offers none. */
+  consoleOidcClientId: string | null;
   http: HttpConfig;
   webhooks: WebhooksConfig;
   live: LiveConfig;
@@ -184,6 +186,12 @@ function cursorSecret(env: Env): string | null {
   return secret;
 }
 
+function consoleOidcClientId(env: Env): string | null {
+  const clientId = env.CONSOLE_OIDC_CLIENT_ID || null;
+  if (clientId !== null && !env.JWT_ISSUER) throw new ConfigError('CONSOLE_OIDC_CLIENT_ID needs JWT_ISSUER, the OpenID provider the console signs in at');
+  return clientId;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
   const dataDir = env.DATA_DIR || './data';
@@ -199,6 +207,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     cursorSecret: cursorSecret(env),
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
+    consoleOidcClientId: consoleOidcClientId(env),
     http: httpConfig(env),
     webhooks: webhooksConfig(env),
     live: {

@@ -2,10 +2,9 @@
  * `npm run token -- --sub alice --roles timeline.writer,timeline.reader --clearance internal`
  * prints a development token signed with JWT_SECRET (or the development secret).
  */
-import { sign } from 'jsonwebtoken';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@im/config';
-import { principalFromClaims } from './principal';
+import { loadConfig } from '@im/config';
+import { mintDevelopmentToken } from './development-token';
 
 const list = (value: string | undefined) => (value ? value.split(',').map((v) => v.trim()).filter(Boolean) : []);
 
@@ -19,23 +18,13 @@ function main(): void {
       'expires-in': { type: 'string', default: '12h' },
     },
   });
-  const config = loadConfig();
-  if (config.jwt.kind !== 'secret') throw new ConfigError('tokens are signed here only with JWT_SECRET; JWT_JWKS_URL is set');
   const claims = {
-    sub: values.sub,
+    sub: values.sub as string,
     roles: list(values.roles),
     clearance: values.clearance ?? 'public',
     data_access: list(values['data-access']),
   };
-  principalFromClaims(claims);
-  process.stdout.write(
-    `${sign(claims, config.jwt.secret, {
-      algorithm: 'HS256',
-      expiresIn: values['expires-in'] as `${number}h`,
-      ...(config.jwt.issuer ? { issuer: config.jwt.issuer } : {}),
-      ...(config.jwt.audience ? { audience: config.jwt.audience } : {}),
-    })}\n`,
-  );
+  process.stdout.write(`${mintDevelopmentToken(loadConfig(), claims, values['expires-in'] as `${number}h`)}\n`);
 }
 
 try {

@@ -32,6 +32,7 @@ export class IncidentMobileViews {
       severity: toGqlSeverity(incident.severity),
       status: toGqlStatus(incident.status),
       assignedTo: commander ? { id: commander, role: RACIRole.IC } : null,
+      responders: Object.values(RACIRole).flatMap((role) => (incident.roles?.[role] ? [{ id: incident.roles[role], role }] : [])),
       lastUpdate: incident.updatedAt,
       warRoomLink: this.warRoomLink(incident.id),
       alertsFiring: incident.firingAlerts?.length ?? 0,

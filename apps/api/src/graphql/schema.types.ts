@@ -84,6 +84,8 @@ export class IncidentMobileView {
   @Field(() => Severity) severity!: Severity;
   @Field(() => Status) status!: Status;
   @Field(() => UserSummary, { nullable: true, description: 'The incident commander' }) assignedTo?: UserSummary | null;
+  @Field(() => [UserSummary], { description: 'Everyone holding a RACI role on the incident, in the order IC, OPS, COMMS, SECURITY, PRIVACY' })
+  responders!: UserSummary[];
   @Field({ description: 'RFC 3339' }) lastUpdate!: string;
   @Field(() => String, { nullable: true }) warRoomLink?: string | null;
   @Field(() => [TimelineEventSummary], { description: 'The newest events the caller may see' }) quickTimeline!: TimelineEventSummary[];

@@ -1,0 +1,57 @@
+import createClient from 'openapi-fetch';
+import { ApiError } from './errors';
+import type { paths } from './openapi-types';
+
+/** REST through openapi-fetch over the types generated from the api's OpenAPI document (scripts/openapi-types.ts). */
+
+export type TimelineEvent = paths['/api/v1/incidents/{id}/timeline']['get']['responses'][200]['content']['application/json']['events'][number];
+export type ConsoleSettings = paths['/api/v1/console/config']['get']['responses'][200]['content']['application/json'];
+export type Move = 'ack' | 'mitigate' | 'resolve' | 'close';
+export type TimelineFilter = { type?: string; actor?: string; from?: string; to?: string };
+
+const api = createClient<paths>({ baseUrl: location.origin });
+
+const withToken = (token: string): { headers: { authorization: string } } => ({ headers: { authorization: `Bearer ${token}` } });
+
+/** The `{error, status}` body as an ApiError; a body that is not one keeps the HTTP status. */
+function refused(response: Response, error: unknown): ApiError {
+  const body = error as { error?: unknown } | undefined;
+  return new ApiError(response.status, typeof body?.error === 'string' ? body.error : response.statusText);
+}
+
+function answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
+  if (error !== undefined || data === undefined) throw refused(response, error);
+  return data;
+}
+
+export const fetchConsoleSettings = async (): Promise<ConsoleSettings> => answer(await api.GET('/api/v1/console/config'));
+
+export const signInAs = async (claims: { sub: string; roles: string[]; clearance: 'public' | 'internal' | 'restricted' | 'confidential'; data_access: ('pii' | 'phi' | 'legal_hold')[] }) =>
+  answer(await api.POST('/api/v1/console/development-token', { body: claims }));
+
+const MOVES = {
+  ack: '/api/v1/incidents/{id}/ack',
+  mitigate: '/api/v1/incidents/{id}/mitigate',
+  resolve: '/api/v1/incidents/{id}/resolve',
+  close: '/api/v1/incidents/{id}/close',
+} as const;
+
+export async function moveIncident(token: string, id: string, move: Move): Promise<string> {
+  return answer(await api.POST(MOVES[move], { params: { path: { id } }, ...withToken(token) })).status;
+}
+
+export async function readTimeline(token: string, id: string, filter: TimelineFilter): Promise<TimelineEvent[]> {
+  const query = { order: 'desc' as const, limit: 100, ...filter };
+  return answer(await api.GET('/api/v1/incidents/{id}/timeline', { params: { path: { id }, query }, ...withToken(token) })).events;
+}
+
+/** The export as a file to save: JSON (the CloudEvents) or Markdown. */
+export async function exportTimeline(token: string, id: string, format: 'json' | 'markdown'): Promise<Blob> {
+  const { data, error, response } = await api.GET('/api/v1/incidents/{id}/timeline/export', {
+    params: { path: { id }, query: { format } },
+    parseAs: 'blob',
+    ...withToken(token),
+  });
+  if (error !== undefined || !data) throw refused(response, error);
+  return data as Blob;
+}

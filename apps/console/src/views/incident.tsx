@@ -1,0 +1,280 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, INCIDENT_PAGE, type IncidentView, RACI_ROLES, type RaciRole } from '../api/documents';
+import { runGraphql } from '../api/graphql';
+import { exportTimeline, type Move, moveIncident } from '../api/rest';
+import { openStream } from '../live/live-stream';
+import { canExport, canReadTimeline, canWrite, type Session } from '../session';
+import { ErrorMessage } from './error-message';
+import { formatTime, severityLabel, statusLabel } from './labels';
+import { Timeline } from './timeline';
+import { useLoaded } from './use-loaded';
+
+const MOVES: { move: Move; label: string; done: string }[] = [
+  { move: 'ack', label: 'Acknowledge', done: 'acknowledged' },
+  { move: 'mitigate', label: 'Mitigate', done: 'mitigated' },
+  { move: 'resolve', label: 'Resolve', done: 'resolved' },
+  { move: 'close', label: 'Close', done: 'closed' },
+];
+
+/** Ack through GraphQL, which has the mutation; the other moves through REST, which alone has them. */
+async function carryOut(session: Session, id: string, move: Move): Promise<void> {
+  if (move === 'ack') await runGraphql(ACK_INCIDENT, { id }, session.token);
+  else await moveIncident(session.token, id, move);
+}
+
+/** The lifecycle buttons; each asks first in a modal dialog, which the keyboard and screen readers handle natively. */
+function Lifecycle({ session, incident, onDone }: { session: Session; incident: IncidentView; onDone: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [asked, setAsked] = useState<(typeof MOVES)[number] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const ask = (choice: (typeof MOVES)[number]) => {
+    setError(null);
+    setAsked(choice);
+    dialog.current?.showModal();
+  };
+  const confirm = async () => {
+    dialog.current?.close();
+    if (!asked) return;
+    try {
+      await carryOut(session, incident.id, asked.move);
+    } catch (refused) {
+      setError(refused);
+    }
+    onDone();
+  };
+  return (
+    <section aria-labelledby="lifecycle-heading" class="card">
+      <h2 id="lifecycle-heading">Lifecycle</h2>
+      <div class="actions">
+        {MOVES.map((choice) => (
+          <button type="button" key={choice.move} disabled={!canWrite(session)} onClick={() => ask(choice)}>
+            {choice.label}
+          </button>
+        ))}
+      </div>
+      <ErrorMessage error={error} />
+      <dialog ref={dialog} aria-labelledby="confirm-heading">
+        <h2 id="confirm-heading">{asked?.label} this incident?</h2>
+        <p>
+          {incident.id} “{incident.title}” is {statusLabel(incident.status)}. Everyone following it will see it {asked?.done}.
+        </p>
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" onClick={confirm}>
+            Yes, {asked?.label.toLowerCase()}
+          </button>
+        </div>
+      </dialog>
+    </section>
+  );
+}
+
+function Note({ session, incidentId, enabled, onDone }: { session: Session; incidentId: string; enabled: boolean; onDone: () => void }) {
+  const [content, setContent] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await runGraphql(ADD_NOTE, { incidentId, content }, session.token);
+      setContent('');
+      setError(null);
+      onDone();
+    } catch (refused) {
+      setError(refused);
+    }
+  };
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="note-heading">
+      <h2 id="note-heading">Add a note</h2>
+      <label>
+        Note
+        <textarea name="note" rows={3} required value={content} onInput={(e) => setContent(e.currentTarget.value)} />
+      </label>
+      <ErrorMessage error={error} />
+      <button type="submit" disabled={!enabled}>
+        Add note
+      </button>
+    </form>
+  );
+}
+
+function Roles({ session, incident, enabled, onDone }: { session: Session; incident: IncidentView; enabled: boolean; onDone: () => void }) {
+  const [role, setRole] = useState<RaciRole>('OPS');
+  const [userId, setUserId] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    try {
+      await runGraphql(ASSIGN_ROLE, { incidentId: incident.id, role, userId }, session.token);
+      setUserId('');
+      setError(null);
+    } catch (refused) {
+      setError(refused);
+    }
+    onDone();
+  };
+  return (
+    <section class="card" aria-labelledby="roles-heading">
+      <h2 id="roles-heading">Roles</h2>
+      {incident.responders.length === 0 ? (
+        <p>Nobody holds a role yet.</p>
+      ) : (
+        <dl class="roles">
+          {incident.responders.map((responder) => (
+            <div key={responder.role}>
+              <dt>{responder.role}</dt>
+              <dd>{responder.id}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      <form class="inline-form" onSubmit={submit} aria-label="Assign a role">
+        <label>
+          Role
+          <select name="role" value={role} onChange={(e) => setRole(e.currentTarget.value as RaciRole)}>
+            {RACI_ROLES.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Responder
+          <input name="userId" required value={userId} onInput={(e) => setUserId(e.currentTarget.value)} />
+        </label>
+        <button type="submit" disabled={!enabled}>
+          Assign
+        </button>
+      </form>
+      <ErrorMessage error={error} />
+    </section>
+  );
+}
+
+function Export({ session, incidentId }: { session: Session; incidentId: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const download = async (format: 'json' | 'markdown') => {
+    try {
+      const file = await exportTimeline(session.token, incidentId, format);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(file);
+      link.download = `${incidentId}-timeline.${format === 'json' ? 'json' : 'md'}`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      setError(null);
+    } catch (refused) {
+      setError(refused);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="export-heading">
+      <h2 id="export-heading">Export the timeline</h2>
+      <div class="actions">
+        <button type="button" class="secondary" onClick={() => download('json')}>
+          Download JSON
+        </button>
+        <button type="button" class="secondary" onClick={() => download('markdown')}>
+          Download Markdown
+        </button>
+      </div>
+      <ErrorMessage error={error} />
+    </section>
+  );
+}
+
+/** One incident: its state, who holds which role, the actions, and the live timeline. */
+export function IncidentPage({ session, id }: { session: Session; id: string }) {
+  const page = useLoaded(() => runGraphql(INCIDENT_PAGE, { id }, session.token), `${session.token}|${id}`);
+  const reload = useRef(page.reload);
+  reload.current = page.reload;
+  // The responder's own changes show at once, whether or not the live streams are connected.
+  const [revision, setRevision] = useState(0);
+  const changed = () => {
+    page.reload();
+    setRevision((n) => n + 1);
+  };
+  // Status, severity and roles change through any client: the incidents stream says when.
+  useEffect(
+    () =>
+      openStream({
+        path: '/api/v1/incidents/stream',
+        token: session.token,
+        event: 'incident',
+        onEvent: (incident) => (incident as { id?: string }).id === id && reload.current(),
+        onOpen: () => reload.current(),
+      }),
+    [session.token, id],
+  );
+
+  const incident = page.data?.incidentStatus;
+  const enabled = (type: string) => page.data?.quickActions.some((action) => action.actionType === type && action.enabled) ?? false;
+  if (!incident) {
+    return (
+      <main id="main">
+        <h1>Incident {id}</h1>
+        <ErrorMessage error={page.error} />
+        {!page.error && <p>Loading…</p>}
+      </main>
+    );
+  }
+  return (
+    <main id="main" class="incident">
+      <header class="incident-head">
+        <p class="muted">{incident.id}</p>
+        <h1>{incident.title}</h1>
+        <dl class="facts">
+          <div>
+            <dt>Status</dt>
+            <dd class={`status status-${incident.status}`} data-testid="status">
+              {statusLabel(incident.status)}
+            </dd>
+          </div>
+          <div>
+            <dt>Severity</dt>
+            <dd>
+              <span class={`badge sev-${incident.severity}`}>{severityLabel(incident.severity)}</span>
+            </dd>
+          </div>
+          <div>
+            <dt>Commander</dt>
+            <dd>{incident.assignedTo?.id ?? 'nobody yet'}</dd>
+          </div>
+          <div>
+            <dt>Alerts firing</dt>
+            <dd data-testid="alerts-firing">{incident.alertsFiring}</dd>
+          </div>
+          <div>
+            <dt>Last update</dt>
+            <dd>
+              <time dateTime={incident.lastUpdate}>{formatTime(incident.lastUpdate)}</time>
+            </dd>
+          </div>
+        </dl>
+        {incident.warRoomLink && (
+          <a class="button secondary" href={incident.warRoomLink} target="_blank" rel="noopener noreferrer">
+            Join the war room
+          </a>
+        )}
+      </header>
+      <ErrorMessage error={page.error} />
+      <div class="columns">
+        <div>
+          <Lifecycle session={session} incident={incident} onDone={changed} />
+          <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} onDone={changed} />
+          <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
+          {canExport(session) && <Export session={session} incidentId={id} />}
+        </div>
+        <div>
+          {canReadTimeline(session) ? (
+            <Timeline session={session} incidentId={id} revision={revision} onChange={page.reload} />
+          ) : (
+            <p class="card">Reading the timeline needs the timeline.reader role.</p>
+          )}
+        </div>
+      </div>
+    </main>
+  );
+}
