@@ -254,11 +254,11 @@ export class SqliteEventStore implements EventStore {
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
-    const recorded = events.map((event) => {
+    // The events themselves, not their JSON read back: they are JSON values (a parsed body or built by the service), so equal to what a read gives.
+    const recorded = events.map((event): RecordedEvent => {
       revision += 1;
-      const row = { position: 0, stream_id: streamId, revision, recorded_at: recordedAt, body: JSON.stringify(event) };
-      row.position = Number(this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, row.body).lastInsertRowid);
-      return toRecorded(row);
+      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, JSON.stringify(event));
+      return { streamId, revision: BigInt(revision), position: BigInt(lastInsertRowid), recordedAt, event };
     });
     heads.set(streamId, revision);
     const position = Number(recorded[0].position);
