@@ -45,6 +45,8 @@ const RECENT_EVENTS = 4096;
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
   pollIntervalMs?: number;
+  /** WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background. */
+  autoCheckpointPages?: number;
 }
 
 /**
@@ -101,6 +103,7 @@ export class SqliteEventStore implements EventStore {
     // Commits write the WAL without syncing it; flush() syncs it before any append resolves.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    if (options.autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.autoCheckpointPages}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
