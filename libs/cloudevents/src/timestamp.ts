@@ -27,13 +27,28 @@ export function parseTimestamp(text: string): string | undefined {
   const daysInMonth = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
   if (hour > 23 || minute > 59 || second > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return undefined;
+  const milliseconds = fraction.slice(0, 3).padEnd(3, '0');
+  const offsetMs = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  // Already UTC (the usual case): the fields are the answer, no Date needed.
+  if (offsetMs === 0) return `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}.${milliseconds}Z`;
   const instant = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
   instant.setUTCFullYear(year, month - 1, day);
-  instant.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0')));
-  const offsetMs = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  instant.setUTCHours(hour, minute, second, Number(milliseconds));
   instant.setTime(instant.getTime() - (sign === '-' ? -offsetMs : offsetMs));
-  const utc = instant.toISOString();
-  // An offset can carry year 0000 or 9999 out of four digits (-000001-12-31..., +010000-...): text order would break.
-  return utc.length === 24 ? utc : undefined;
+  return utcText(instant);
+}
+
+const pad = (value: number, width: number) => String(value).padStart(width, '0');
+
+/**
+ * `YYYY-MM-DDTHH:mm:ss.sssZ`, as Date#toISOString writes it but several times
+ * faster. An offset can carry year 0000 or 9999 out of four digits: undefined
+ * then, as text order would break.
+ */
+function utcText(instant: Date): string | undefined {
+  const year = instant.getUTCFullYear();
+  if (year < 0 || year > 9999) return undefined;
+  const date = `${pad(year, 4)}-${pad(instant.getUTCMonth() + 1, 2)}-${pad(instant.getUTCDate(), 2)}`;
+  return `${date}T${pad(instant.getUTCHours(), 2)}:${pad(instant.getUTCMinutes(), 2)}:${pad(instant.getUTCSeconds(), 2)}.${pad(instant.getUTCMilliseconds(), 3)}Z`;
 }

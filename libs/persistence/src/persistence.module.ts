@@ -19,6 +19,7 @@ import {
 } from '@im/read-models';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
+import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './background-checkpoints';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -87,7 +88,7 @@ async function openEventStore(config: AppConfig): Promise<EventStore> {
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES }));
 }
 
 async function openReadStore(config: AppConfig): Promise<ReadStore> {
@@ -98,7 +99,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file));
+  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES }));
 }
 
 export interface Stores {
@@ -106,6 +107,8 @@ export interface Stores {
   readStore: ReadStore;
   /** Held while the stores are open when they were opened with `lock`; released after they close. */
   lock?: DataDirLock;
+  /** Checkpoints of the embedded stores' files, when there are any; stopped before they close. */
+  checkpoints?: BackgroundCheckpoints;
 }
 
 export interface OpenStoresOptions {
@@ -136,9 +139,13 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
   }
   try {
     const eventStore = await openEventStore(config);
+    let readStore: ReadStore | undefined;
     try {
-      return { eventStore, readStore: await openReadStore(config), lock };
+      readStore = await openReadStore(config);
+      const files = embeddedStoreFiles(config).map(({ file }) => file);
+      return { eventStore, readStore, lock, checkpoints: files.length > 0 ? BackgroundCheckpoints.start(files, (message) => console.error(message)) : undefined };
     } catch (error) {
+      await readStore?.close();
       await eventStore.close();
       throw error;
     }
@@ -149,6 +156,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
 }
 
 const DATA_DIR_LOCK = Symbol('DATA_DIR_LOCK');
+const CHECKPOINTS = Symbol('CHECKPOINTS');
 /** The opened read-store adapter as a whole: only this module holds it, to close it. */
 const READ_STORES = Symbol('READ_STORES');
 
@@ -160,6 +168,7 @@ export class PersistenceModule implements OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORES) private readonly readStore: ReadStore,
     @Inject(DATA_DIR_LOCK) private readonly lock: DataDirLock | null,
+    @Inject(CHECKPOINTS) private readonly checkpoints: BackgroundCheckpoints | null,
   ) {}
 
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
@@ -178,12 +187,15 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: WEBHOOK_QUERIES, useValue: stores.readStore.webhooks },
         { provide: OUTBOUND_STORE, useValue: stores.readStore.outbound },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
+        { provide: CHECKPOINTS, useValue: stores.checkpoints ?? null },
       ],
       exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // First: the stores' own connections, closed last, then checkpoint what remains and remove the WALs.
+    await this.checkpoints?.stop();
     await this.eventStore.close();
     await this.readStore.close();
     // Only once the files are closed may another process open them.

@@ -24,10 +24,8 @@ export const alertSource = (sender: AlertSender, receiver: string) => `im://${se
  * started (a trigger) or ended (a resolve), in UTC.
  */
 export function alertEvent(alert: Alert, sender: AlertSender, receiver: string, id: string): CloudEvent {
-  const { status, labels, annotations, startsAt, endsAt, generatorURL, fingerprint } = alert;
+  const { status, startsAt, endsAt, fingerprint } = alert;
   const resolved = status === 'resolved';
-  const title = nonBlank(annotations.summary) ?? nonBlank(labels.alertname);
-  const service = nonBlank(labels.service) ?? nonBlank(labels.job);
   return {
     specversion: '1.0',
     id,
@@ -37,15 +35,26 @@ export function alertEvent(alert: Alert, sender: AlertSender, receiver: string, 
     time: parseTimestamp(resolved ? endsAt : startsAt)!,
     'im.fingerprint': fingerprint,
     'im.origin_id': `${fingerprint}@${startsAt}${resolved ? ':resolved' : ''}`,
-    data: {
-      ...(title !== undefined ? { title: title.slice(0, TITLE_MAX_LENGTH) } : {}),
-      severity: SEVERITY_BY_LABEL.get(labels.severity?.toLowerCase() ?? '') ?? DEFAULT_ALERT_SEVERITY,
-      ...(service !== undefined ? { services: [service] } : {}),
-      labels,
-      annotations,
-      generatorURL,
-      startsAt,
-      endsAt,
-    },
+    data: alertData(alert),
   };
+}
+
+/**
+ * The event's data. Built property by property: conditional spreads
+ * (`...(title ? { title } : {})`) cost Node 20 microseconds per alert here,
+ * and an alert storm makes thousands of these a second.
+ */
+function alertData({ labels, annotations, generatorURL, startsAt, endsAt }: Alert): Record<string, unknown> {
+  const title = nonBlank(annotations.summary) ?? nonBlank(labels.alertname);
+  const service = nonBlank(labels.service) ?? nonBlank(labels.job);
+  const data: Record<string, unknown> = {};
+  if (title !== undefined) data.title = title.slice(0, TITLE_MAX_LENGTH);
+  data.severity = SEVERITY_BY_LABEL.get(labels.severity?.toLowerCase() ?? '') ?? DEFAULT_ALERT_SEVERITY;
+  if (service !== undefined) data.services = [service];
+  data.labels = labels;
+  data.annotations = annotations;
+  data.generatorURL = generatorURL;
+  data.startsAt = startsAt;
+  data.endsAt = endsAt;
+  return data;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@im/cloudevents';
+import { DuplicateEventError, WrongExpectedRevisionError } from '../../event-store.port';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /** While set, the log's fdatasync fails with it (an EIO the disk reported). */
@@ -38,6 +39,36 @@ describe('the SQLite event store after a failed sync of its log', () => {
       expect((await reopened.readStream('incident-B')).map((e) => e.event.id)).toEqual(['b1']);
     } finally {
       await reopened.close();
+    }
+  });
+});
+
+describe('the SQLite event store, appends committed in one batch', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-event-store-batch-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('checks each append against what the earlier appends of its batch wrote: successive revisions land, a stale one or a taken key fails alone', async () => {
+    const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+    try {
+      // Made in one tick, so they share one transaction.
+      const outcomes = await Promise.allSettled([
+        store.append('incident-A', [note('a0')], 'no_stream', { dedupKeys: ['k-a0'] }),
+        store.append('incident-A', [note('a1'), note('a2')], 0n, { dedupKeys: ['k-a1'] }),
+        store.append('incident-A', [note('a-stale')], 0n),
+        store.append('incident-B', [note('b-dup')], 'no_stream', { dedupKeys: ['k-b', 'k-a1'] }),
+        store.append('incident-B', [note('b0')], 'no_stream', { dedupKeys: ['k-b'] }),
+        store.append('incident-A', [note('a3')], 2n),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      const duplicate = (outcomes[3] as PromiseRejectedResult).reason as DuplicateEventError;
+      expect(duplicate).toBeInstanceOf(DuplicateEventError);
+      expect(duplicate.existing.event.id).toBe('a1');
+      expect((await store.readStream('incident-A')).map((e) => [e.revision, e.event.id])).toEqual([[0n, 'a0'], [1n, 'a1'], [2n, 'a2'], [3n, 'a3']]);
+      expect((await store.readStream('incident-B')).map((e) => e.event.id)).toEqual(['b0']);
+      expect((await store.findByDedupKey('k-b'))?.event.id).toBe('b0');
+    } finally {
+      await store.close();
     }
   });
 });

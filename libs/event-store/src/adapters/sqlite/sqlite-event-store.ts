@@ -33,12 +33,20 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
+/** What a batch's appends are checked against: each stream's last revision (null: none) and each taken key's position. */
+interface BatchChecks {
+  heads: Map<string, number | null>;
+  taken: Map<string, number>;
+}
+
 /** How many recently appended events are kept in memory for followers. */
 const RECENT_EVENTS = 4096;
 
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
   pollIntervalMs?: number;
+  /** WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background. */
+  autoCheckpointPages?: number;
 }
 
 /**
@@ -46,8 +54,10 @@ export interface SqliteEventStoreOptions {
  * commit is on disk, but the fsync does not block the event loop: SQLite
  * commits without syncing (synchronous=NORMAL) and the WAL file is then
  * fdatasync'ed on libuv's thread pool. Appends that arrive while one sync runs
- * share the next transaction and the next sync (group commit); each runs in
- * its own savepoint so a conflicting append fails alone.
+ * share the next transaction and the next sync (group commit). Each append's
+ * revision and dedup keys are checked before it writes anything, so a
+ * conflicting append fails alone without a savepoint; a storage error fails
+ * the whole batch.
  *
  * Committed events that are not yet on disk stay invisible to followers
  * (projections) and to duplicate lookups, so nothing derived from an event can
@@ -73,17 +83,16 @@ export class SqliteEventStore implements EventStore {
   private unsynced: Error | undefined;
 
   private readonly insertEvent;
-  private readonly selectRevision;
+  private readonly selectHeads;
   private readonly selectAll;
   private readonly selectHead;
-  private readonly selectDedup;
+  private readonly selectDedupMany;
   /** Dedup keys and streams looked up in one tick: one query each. */
   private readonly dedupLookups;
   private readonly selectStreams;
   private readonly streamReads: TickBatch<string, RecordedEvent[]>;
   private readonly insertDedup;
   private readonly selectAt;
-  private readonly appendOne;
   private readonly appendBatch;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
@@ -94,6 +103,7 @@ export class SqliteEventStore implements EventStore {
     // Commits write the WAL without syncing it; flush() syncs it before any append resolves.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    if (options.autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.autoCheckpointPages}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -114,18 +124,15 @@ export class SqliteEventStore implements EventStore {
       `INSERT INTO events (stream_id, revision, event_id, type, recorded_at, body)
        VALUES (?, ?, ?, ?, ?, ?)`,
     );
-    this.selectRevision = this.db
-      .prepare(`SELECT MAX(revision) AS revision FROM events WHERE stream_id = ?`)
-      .pluck();
+    this.selectHeads = this.db.prepare(
+      `SELECT wanted.value AS stream_id, (SELECT MAX(revision) FROM events WHERE stream_id = wanted.value) AS revision FROM json_each(?) AS wanted`,
+    );
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
-    this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
-    const selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
-    this.dedupLookups = new TickBatch<string, number | undefined>(
-      (keys) => new Map((selectDedupMany.all(JSON.stringify(keys)) as { key: string; position: number }[]).map((row) => [row.key, row.position])),
-    );
+    this.selectDedupMany = this.db.prepare(`SELECT key, position FROM dedup_keys WHERE key IN (SELECT value FROM json_each(?))`);
+    this.dedupLookups = new TickBatch<string, number | undefined>((keys) => this.takenKeys(keys));
     // Each wanted read is [stream id, from revision]; rows come grouped by read, in revision order.
     this.selectStreams = this.db.prepare(
       `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body
@@ -138,18 +145,18 @@ export class SqliteEventStore implements EventStore {
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
     );
-    this.appendOne = this.db.transaction((append: PendingAppend) => this.write(append));
-    this.appendBatch = this.db.transaction((batch: PendingAppend[]) =>
-      batch.map((append) => {
+    this.appendBatch = this.db.transaction((batch: PendingAppend[]) => {
+      const checks = this.checksFor(batch);
+      return batch.map((append) => {
         try {
-          return { ok: true as const, ...this.appendOne(append) };
+          return { ok: true as const, ...this.write(append, checks) };
         } catch (error) {
-          // SQLite rolled the whole transaction back (full, I/O): the rest must not commit on their own.
-          if (!this.db.inTransaction) throw error;
-          return { ok: false as const, error };
+          // A refused append wrote nothing; anything else (full, I/O) fails the whole batch, rolled back.
+          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventError) return { ok: false as const, error };
+          throw error;
         }
-      }),
-    );
+      });
+    });
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
   }
@@ -221,39 +228,49 @@ export class SqliteEventStore implements EventStore {
     if (stored.length > 0) this.appended.emit('append');
   }
 
-  /** Runs inside the append's savepoint: whatever it throws leaves nothing written. */
-  private write({ streamId, events, expected, dedupKeys }: PendingAppend): { result: AppendResult; recorded: RecordedEvent[] } {
-    const current = this.selectRevision.get(streamId) as number | null;
-    const actual = current === null ? 'no_stream' : BigInt(current);
-    if (!matches(expected, actual)) {
-      // A taken key is the answer even when the stream moved on too.
-      dedupKeys.forEach((key) => this.refuseTaken(key));
-      throw new WrongExpectedRevisionError(streamId, expected, actual);
+  /** The heads of the batch's streams and its keys already taken, looked up once for the whole batch. */
+  private checksFor(batch: PendingAppend[]): BatchChecks {
+    const streams = [...new Set(batch.map((append) => append.streamId))];
+    const heads = new Map((this.selectHeads.all(JSON.stringify(streams)) as { stream_id: string; revision: number | null }[]).map((row) => [row.stream_id, row.revision]));
+    const keys = batch.flatMap((append) => append.dedupKeys);
+    const taken = keys.length === 0 ? new Map<string, number>() : this.takenKeys(keys);
+    return { heads, taken };
+  }
+
+  private takenKeys(keys: string[]): Map<string, number> {
+    return new Map((this.selectDedupMany.all(JSON.stringify(keys)) as { key: string; position: number }[]).map((row) => [row.key, row.position]));
+  }
+
+  /**
+   * Checks the append against the stream's head and the taken keys (both kept
+   * up to date with the batch's earlier appends), then writes it; a refusal
+   * throws before anything is written.
+   */
+  private write({ streamId, events, expected, dedupKeys }: PendingAppend, { heads, taken }: BatchChecks): { result: AppendResult; recorded: RecordedEvent[] } {
+    // A taken key is the answer even when the stream moved on too.
+    for (const key of dedupKeys) {
+      const position = taken.get(key);
+      if (position !== undefined) throw new DuplicateEventError(key, this.eventAt(position));
     }
+    const current = heads.get(streamId) ?? null;
+    const actual = current === null ? 'no_stream' : BigInt(current);
+    if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
-    const recorded = events.map((event) => {
+    // The events themselves, not their JSON read back: they are JSON values (a parsed body or built by the service), so equal to what a read gives.
+    const recorded = events.map((event): RecordedEvent => {
       revision += 1;
-      const row = { position: 0, stream_id: streamId, revision, recorded_at: recordedAt, body: JSON.stringify(event) };
-      row.position = Number(this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, row.body).lastInsertRowid);
-      return toRecorded(row);
+      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, JSON.stringify(event));
+      return { streamId, revision: BigInt(revision), position: BigInt(lastInsertRowid), recordedAt, event };
     });
+    heads.set(streamId, revision);
+    const position = Number(recorded[0].position);
     for (const key of dedupKeys) {
-      // The key's primary key refuses a taken key: no lookup before the insert.
-      try {
-        this.insertDedup.run(key, Number(recorded[0].position));
-      } catch (error) {
-        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') this.refuseTaken(key);
-        throw error;
-      }
+      this.insertDedup.run(key, position);
+      taken.set(key, position);
     }
     const last = recorded[recorded.length - 1];
     return { result: { nextExpectedRevision: last.revision, position: last.position, recorded }, recorded };
-  }
-
-  private refuseTaken(key: string): void {
-    const taken = this.selectDedup.get(key) as number | undefined;
-    if (taken !== undefined) throw new DuplicateEventError(key, this.eventAt(taken));
   }
 
   private eventAt(position: number): RecordedEvent {

@@ -53,13 +53,17 @@ export class SqliteReadStore implements ReadStore {
   readonly webhooks: WebhookQueries;
   readonly outbound: OutboundStore;
 
-  /** Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration. */
-  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
+  /**
+   * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
+   * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
+   */
+  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages }: { autoCheckpointPages?: number } = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
