@@ -13,6 +13,7 @@ import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
 import { IntegrationKeysModule } from './integration-keys/integration-keys.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
 export class AppModule {
@@ -29,6 +30,7 @@ export class AppModule {
         IntegrationsModule,
         IntegrationKeysModule,
         WebhooksModule,
+        NotificationsModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
       ],

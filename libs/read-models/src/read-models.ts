@@ -5,6 +5,7 @@ import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
 import { integrationKeyProjection } from './integration-keys/integration-key.projection';
 import { webhookProjection } from './webhooks/webhook.projection';
+import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -16,4 +17,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   probeProjection,
   integrationKeyProjection,
   webhookProjection,
+  pushSubscriptionProjection,
 ] as Projection<unknown>[];

@@ -5,6 +5,8 @@ import type { PreferencesQueries } from './preferences/preferences-queries.port'
 import type { IntegrationKeyQueries } from './integration-keys/integration-key-queries.port';
 import type { WebhookQueries } from './webhooks/webhook-queries.port';
 import type { OutboundStore } from './outbound/outbound-store.port';
+import type { NotificationStore } from './notifications/notification-store.port';
+import type { PushSubscriptionQueries } from './push-subscriptions/push-subscription-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -19,5 +21,8 @@ export interface ReadStore extends ProjectionStore {
   readonly webhooks: WebhookQueries;
   /** Outbound deliveries (webhooks): not a read model, never reset by a rebuild. */
   readonly outbound: OutboundStore;
+  readonly pushSubscriptions: PushSubscriptionQueries;
+  /** Notification decisions: not a read model, never reset by a rebuild. */
+  readonly notifications: NotificationStore;
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { RequestAuthenticator } from '../auth/request-authenticator';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerModule } from '../ledger/ledger.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
@@ -15,6 +16,7 @@ import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
 import { IncidentsResolver } from './incidents.resolver';
 import { PlaygroundController } from './playground.controller';
+import { NotificationsResolver } from './notifications.resolver';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
 
@@ -28,6 +30,7 @@ export class GraphqlApiModule {
         IncidentsModule,
         TimelineModule,
         LedgerModule,
+        NotificationsModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -50,7 +53,7 @@ export class GraphqlApiModule {
         }),
       ],
       controllers: config.env === 'development' ? [PlaygroundController] : [],
-      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService],
+      providers: [IncidentsResolver, PreferencesResolver, PreferencesCommandHandler, PreferencesQueryService, NotificationsResolver],
     };
   }
 }
