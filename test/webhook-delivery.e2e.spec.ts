@@ -77,7 +77,7 @@ describe('webhook delivery', () => {
     const { receiver: r, url } = await receiver((n) => (n < 3 ? 503 : 204));
     const { id } = await register(r, url);
     const incidentId = await declare('Payments degraded');
-    const notes = [];
+    const notes: string[] = [];
     for (let i = 0; i < 5; i += 1) notes.push((await note(incidentId, `step ${i}`)).event_id);
     await r.waitFor(() => notes.every((eventId) => r.delivered((n) => n >= 3).some((x) => x.event?.id === eventId)));
     const succeeded = r.delivered((n) => n >= 3).map((x) => x.event!.id);
@@ -102,7 +102,7 @@ describe('webhook delivery', () => {
     await register(healthy, url);
     const incidentId = await declare('Hanging receiver');
     const started = Date.now();
-    const notes = [];
+    const notes: string[] = [];
     for (let i = 0; i < 10; i += 1) notes.push((await note(incidentId, `note ${i}`)).event_id);
     await healthy.waitFor(() => notes.every((eventId) => healthy.received.some((x) => x.event?.id === eventId)), 5000);
     // The hanging endpoint still holds its first request (the timeout here is 30 s).
