@@ -5,12 +5,12 @@ describe('parseNotificationsLimit (notifications(limit:))', () => {
     [undefined, 50],
     [null, 50],
     [1, 1],
-    [200, 200],
+    [100, 100],
   ])('reads %j as %d', (requested, limit) => {
     expect(parseNotificationsLimit(requested)).toBe(limit);
   });
 
-  it.each([0, -1, 201, 2.5])('refuses %d', (requested) => {
-    expect(() => parseNotificationsLimit(requested)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'limit must be from 1 to 200' }));
+  it.each([0, -1, 101, 2.5])('refuses %d', (requested) => {
+    expect(() => parseNotificationsLimit(requested)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'limit must be from 1 to 100' }));
   });
 });

@@ -22,7 +22,7 @@ registerEnumType(NotificationDecision, {
 });
 
 export const NOTIFICATIONS_DEFAULT_LIMIT = 50;
-export const NOTIFICATIONS_MAX_LIMIT = 200;
+export const NOTIFICATIONS_MAX_LIMIT = 100;
 
 @ObjectType()
 export class Notification {

@@ -80,8 +80,9 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     for (const medium of NOTIFICATION_MEDIA) {
       const consumer = consumerOf(NOTIFICATION_CHANNEL, medium);
       // The first start begins at the head, durably: a crash before the first event passes does not make the next start skip it.
+      // Every later start resumes from the checkpoint (startAfter 0: never beyond it, or an event cut short by a restart would be skipped).
       if ((await this.outbound.checkpoint(consumer)) === undefined) await this.outbound.commit([{ consumer, position: head, attempts: [] }]);
-      await this.dispatcher.add({ id: medium, startAfter: head });
+      await this.dispatcher.add({ id: medium, startAfter: 0n });
     }
   }
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import {
   decideSubscribe,
   decideUnsubscribe,
@@ -15,6 +14,7 @@ import { CLOCK, type Clock } from '../ledger/clock';
 import { CommandHandler, type StreamModel } from '../ledger/command-handler';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
+import { serviceEvent } from '../ledger/service-event';
 import type { PushSubscriptionInput } from './push-subscription.input';
 
 /** The responder's stream, folded for their push subscriptions (their preferences live on the same stream). */
@@ -64,17 +64,7 @@ export class PushSubscriptionCommandHandler {
 
   private decide(userId: string, actor: string, decide: (state: PushSubscriptionsState) => PushSubscriptionEvent[]) {
     return this.commands.handle(subscriptionsStream, userStreamId(userId), (state) =>
-      decide(state).map(
-        (event): CloudEvent => ({
-          specversion: '1.0',
-          id: this.ids.eventId(),
-          source: SERVICE_SOURCE,
-          type: event.type,
-          time: this.clock.now().toISOString(),
-          'im.actor': actor,
-          data: { ...event.data },
-        }),
-      ),
+      decide(state).map((event) => serviceEvent(this.ids, this.clock, actor, event)),
     );
   }
 }

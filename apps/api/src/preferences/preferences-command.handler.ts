@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SERVICE_SOURCE } from '@im/cloudevents';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   type NotificationSettings,
@@ -12,6 +11,7 @@ import { CLOCK, type Clock } from '../ledger/clock';
 import { CommandHandler, type StreamModel } from '../ledger/command-handler';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
+import { serviceEvent } from '../ledger/service-event';
 
 /** A responder's stream: each update carries the whole, merged settings, so the last one is the state. */
 const preferencesStream: StreamModel<SavedNotificationSettings> = {
@@ -36,15 +36,10 @@ export class PreferencesCommandHandler {
 
   async update(userId: string, update: Parameters<typeof updateNotificationSettings>[1], token: { email?: string; clearance?: string } = {}): Promise<NotificationSettings> {
     const { state, position } = await this.commands.handle(preferencesStream, userStreamId(userId), (current) => [
-      {
-        specversion: '1.0',
-        id: this.ids.eventId(),
-        source: SERVICE_SOURCE,
+      serviceEvent(this.ids, this.clock, userId, {
         type: PREFERENCES_UPDATED_TYPE,
-        time: this.clock.now().toISOString(),
-        'im.actor': userId,
         data: { ...updateNotificationSettings(current, update), ...(token.email !== undefined ? { email: token.email } : {}), ...(token.clearance !== undefined ? { clearance: token.clearance } : {}) },
-      },
+      }),
     ]);
     await this.views.waitFor(position);
     return state;
