@@ -157,6 +157,19 @@ describe('an SMTP server that is down', () => {
   });
 });
 
+describe('a mail server refusing a recipient for good (550)', () => {
+  it('records FAILED smtp_rejected without retrying, and the next mail still goes', async () => {
+    smtp.unknownMailboxes.add('erin@example.com');
+    await save('erin', { channels: ['email'] });
+    await save('fred', { channels: ['email'] });
+    const id = await declare('erin', { title: 'Unknown mailbox' });
+    await assign('erin', id, 'OPS', 'fred');
+    await smtp.waitFor(() => smtp.to('fred@example.com').length === 1);
+    expect(await decision('erin', { incidentId: id, channel: 'email' })).toMatchObject({ decision: 'FAILED', reason: 'smtp_rejected', sentAt: null });
+    expect(smtp.to('erin@example.com')).toEqual([]);
+  });
+});
+
 describe('notifications(limit:)', () => {
   it('lists newest first and honours the limit; refuses a limit out of range', async () => {
     const all = await notifications('alice');

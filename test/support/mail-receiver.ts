@@ -15,6 +15,8 @@ export interface ReceivedMail {
  */
 export class MailReceiver {
   readonly mails: ReceivedMail[] = [];
+  /** Recipients refused for good (550), as a server without that mailbox does. */
+  readonly unknownMailboxes = new Set<string>();
   private server?: SMTPServer;
   port = 0;
 
@@ -23,6 +25,10 @@ export class MailReceiver {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onRcptTo: (address, _session, callback) => {
+        if (!this.unknownMailboxes.has(address.address)) return callback();
+        callback(Object.assign(new Error('5.1.1 No such mailbox'), { responseCode: 550 }));
+      },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
