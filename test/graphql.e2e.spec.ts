@@ -207,13 +207,54 @@ describe('incidentStatus and quickActions', () => {
           (a: { actionType: string; enabled: boolean }) => [a.actionType, a.enabled],
         ),
       );
-    expect(await actions()).toEqual({ ACK: true, ADD_NOTE: true, ASSIGN_ROLE: true, JOIN_WAR_ROOM: true });
+    expect(await actions()).toEqual({ ACK: true, ADD_NOTE: true, CHANGE_SEVERITY: true, ASSIGN_ROLE: true, JOIN_WAR_ROOM: true });
     expect((await actions(BOB)).ASSIGN_ROLE).toBe(false);
     await graphql(`mutation { ackIncident(id: "${id}") { id } }`);
     expect((await actions()).ACK).toBe(false);
     await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
     await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
-    expect(await actions()).toEqual({ ACK: false, ADD_NOTE: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
+    expect(await actions()).toEqual({ ACK: false, ADD_NOTE: false, CHANGE_SEVERITY: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
+  });
+});
+
+describe('changeSeverity and im.incident.severity', () => {
+  const WRITER = { ...bearer(token({ roles: ['timeline.writer'] })), 'content-type': 'application/cloudevents+json' };
+  const change = (id: string, severity: string, headers = ALICE) =>
+    graphql(`mutation { changeSeverity(incidentId: "${id}", severity: ${severity}) { id severity status } }`, undefined, headers);
+  const severityEvents = async (id: string) =>
+    (await t.http().get(`/api/v1/incidents/${id}/timeline?type=im.incident.severity`).set(ALICE)).body.events.map((e: { data: { severity: string } }) => e.data.severity);
+
+  it('changes the severity: the mutation answers it, REST and the mobile view show it, the timeline holds the event; the same severity again adds none', async () => {
+    const id = await declare({ severity: 'SEV_3' });
+    expect((await change(id, 'SEV_1')).body.data!.changeSeverity).toEqual({ id, severity: 'SEV_1', status: 'OPEN' });
+    expect((await t.http().get(`/api/v1/incidents/${id}`)).body.severity).toBe('SEV-1');
+    expect((await graphql(`{ incidentStatus(id: "${id}") { severity } }`)).body.data!.incidentStatus.severity).toBe('SEV_1');
+    expect((await change(id, 'SEV_1')).body.errors).toBeUndefined();
+    expect(await severityEvents(id)).toEqual(['SEV-1']);
+  });
+
+  it('follows im.incident.severity appended through the timeline, and refuses one that names no severity (400)', async () => {
+    const id = await declare({ severity: 'SEV_2' });
+    const event = (severity: unknown, n: number) => JSON.stringify({ specversion: '1.0', id: `sev-${n}-${id}`, source: 'im://pager', type: 'im.incident.severity', time: new Date().toISOString(), subject: `incident/${id}`, data: { severity } });
+    await t.http().post('/api/v1/timeline/events').set(WRITER).send(event('SEV-4', 1)).expect(201);
+    expect((await t.http().get(`/api/v1/incidents/${id}`)).body.severity).toBe('SEV-4');
+    const refused = await t.http().post('/api/v1/timeline/events').set(WRITER).send(event('critical', 2));
+    expect(refused.body).toEqual({ error: expect.stringMatching(/severity must be one of/), status: 400 });
+    expect((await graphql('{ myIncidents(severity: [SEV_4]) { id } }')).body.data!.myIncidents.map((i: { id: string }) => i.id)).toContain(id);
+  });
+
+  it('offers CHANGE_SEVERITY until the incident is closed, then refuses the mutation (CONFLICT) as the action shows', async () => {
+    const id = await declare();
+    const enabled = async (headers = ALICE) =>
+      (await graphql(`{ quickActions(incidentId: "${id}") { actionType enabled } }`, undefined, headers)).body.data!.quickActions.find((a: { actionType: string }) => a.actionType === 'CHANGE_SEVERITY').enabled;
+    expect(await enabled()).toBe(true);
+    expect(await enabled(as('reader', { roles: ['timeline.reader'] }))).toBe(false);
+    await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
+    await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
+    expect(await enabled()).toBe(false);
+    const refused = await change(id, 'SEV_4');
+    expect(codes(refused.body)).toEqual(['CONFLICT']);
+    expect(await severityEvents(id)).toEqual([]);
   });
 });
 
@@ -231,6 +272,7 @@ describe('authorisation', () => {
       `mutation { ackIncident(id: "${id}") { id } }`,
       `mutation { addNote(incidentId: "${id}", content: "x") { id } }`,
       `mutation { assignRole(incidentId: "${id}", role: IC, userId: "mallory") { id } }`,
+      `mutation { changeSeverity(incidentId: "${id}", severity: SEV_1) { id } }`,
     ]) {
       const res = await graphql(op, undefined, roleless);
       expect([op, codes(res.body)]).toEqual([op, ['FORBIDDEN']]);
@@ -464,6 +506,7 @@ describe('schema (interface.md names and nullability)', () => {
     expect(signature('Mutation', 'declareIncident')).toBe('declareIncident(input: DeclareIncidentInput!): Incident!');
     expect(signature('Mutation', 'ackIncident')).toBe('ackIncident(id: ID!): Incident!');
     expect(signature('Mutation', 'addNote')).toBe('addNote(incidentId: ID!, content: String!): Note!');
+    expect(signature('Mutation', 'changeSeverity')).toBe('changeSeverity(incidentId: ID!, severity: Severity!): Incident!');
     expect(signature('Mutation', 'assignRole')).toBe('assignRole(incidentId: ID!, role: RACIRole!, userId: ID!): Incident!');
     expect(signature('Mutation', 'updateNotificationSettings')).toBe('updateNotificationSettings(input: NotificationPreferencesInput!): NotificationPreferences!');
   });

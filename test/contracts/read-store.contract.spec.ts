@@ -3,6 +3,7 @@ import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
+import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
@@ -15,6 +16,7 @@ const sqliteHarness = () => {
 };
 describeReadStoreContract('sqlite', sqliteHarness);
 describeOutboundStoreContract('sqlite', sqliteHarness);
+describeNotificationStoreContract('sqlite', sqliteHarness);
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {
@@ -39,4 +41,5 @@ if (mongodb) {
   };
   describeReadStoreContract('mongodb', mongoHarness);
   describeOutboundStoreContract('mongodb', mongoHarness);
+  describeNotificationStoreContract('mongodb', mongoHarness);
 }

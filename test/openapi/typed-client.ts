@@ -305,6 +305,13 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: [expiresAt, noticeErrors(error)] };
       },
     },
+    '/api/v1/notifications/vapid-public-key': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/notifications/vapid-public-key');
+        const publicKey: string | undefined = data?.publicKey;
+        return { responses: [response], read: publicKey };
+      },
+    },
     '/api/v1/realtime/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/realtime/stats')).response] }) },
     '/api/v1/correlation/groups': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/groups')).response] }) },
     '/api/v1/correlation/stats': { get: async () => ({ responses: [(await api.GET('/api/v1/correlation/stats')).response] }) },

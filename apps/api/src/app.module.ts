@@ -15,6 +15,7 @@ import { IntegrationKeysModule } from './integration-keys/integration-keys.modul
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ConsoleModule } from './console/console.module';
 import { LiveModule } from './live/live.module';
+import { NotificationsModule } from './notifications/notifications.module';
 
 @Module({})
 export class AppModule {
@@ -32,6 +33,7 @@ export class AppModule {
         IntegrationKeysModule,
         WebhooksModule,
         LiveModule,
+        NotificationsModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
         ConsoleModule,

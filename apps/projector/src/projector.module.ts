@@ -3,17 +3,18 @@ import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 import { PolicyModule } from '../../api/src/policy/policy.module';
 import { WebhookDeliveryModule } from '../../api/src/webhooks/webhook-delivery.module';
+import { NotificationDeliveryModule } from '../../api/src/notifications/notification-delivery.module';
 
 @Module({})
 export class ProjectorModule {
   /**
-   * `run` needs the projection workers, and delivers webhooks where they run
+   * `run` needs the projection workers, and delivers webhooks and notifications where they run
    * (the api then runs neither); `rebuild` replays by itself and must not start them.
    */
   static forRoot(config: AppConfig, stores: Stores, runWorkers: boolean): DynamicModule {
     return {
       module: ProjectorModule,
-      imports: [PersistenceModule.forRoot(config, stores), ...(runWorkers ? [ProjectionsModule, PolicyModule, WebhookDeliveryModule] : [])],
+      imports: [PersistenceModule.forRoot(config, stores), ...(runWorkers ? [ProjectionsModule, PolicyModule, WebhookDeliveryModule, NotificationDeliveryModule] : [])],
     };
   }
 }

@@ -42,6 +42,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the notification settings: SMTP, the console link, VAPID keys (generated when unset)', () => {
+    expect(loadConfig({ PORT: '8080' }).notifications).toMatchObject({ smtpUrl: null, consoleUrl: 'http://localhost:8080', vapidKeys: null, vapidSubject: 'mailto:incidents@localhost', retryInitialMs: 5000, retryHours: 24 });
+    const set = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com', NOTIFY_FROM: 'IM <im@example.com>', CONSOLE_URL: 'https://im.example.com/', VAPID_PUBLIC_KEY: 'BPublicKeyBase64urlxxxxx', VAPID_PRIVATE_KEY: 'PrivateKeyBase64url_xxxx', VAPID_SUBJECT: 'https://im.example.com' });
+    expect(set.notifications).toMatchObject({
+      smtpUrl: 'smtps://u:p@mail.example.com',
+      from: 'IM <im@example.com>',
+      consoleUrl: 'https://im.example.com',
+      vapidKeys: { publicKey: 'BPublicKeyBase64urlxxxxx', privateKey: 'PrivateKeyBase64url_xxxx' },
+      vapidSubject: 'https://im.example.com',
+    });
+  });
+
   it.each([
     [{ APP_ENV: 'staging' }, 'APP_ENV must be one of development, production (got "staging")'],
     [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
@@ -61,6 +73,12 @@ describe('loadConfig', () => {
     [{ CONSOLE_OIDC_CLIENT_ID: 'console' }, 'CONSOLE_OIDC_CLIENT_ID needs JWT_ISSUER'],
     [{ POLICY_MODE: 'rego' }, 'POLICY_MODE must be one of embedded, opa'],
     [{ POLICY_MODE: 'opa', OPA_URL: 'http://opa:8181', OPA_TIMEOUT_MS: '0' }, 'OPA_TIMEOUT_MS must be a whole number'],
+    [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be like smtp://'],
+    [{ SMTP_URL: 'http://user:pw@mail' }, 'SMTP_URL must be like smtp://user:password@mail.example.com:587 or smtps://… (got "http://…@mail")'],
+    [{ VAPID_PUBLIC_KEY: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U' }, 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set together'],
+    [{ VAPID_PUBLIC_KEY: 'a b', VAPID_PRIVATE_KEY: 'c' }, 'must be base64url'],
+    [{ VAPID_SUBJECT: 'ops@example.com' }, 'VAPID_SUBJECT must be a mailto: or https: URL'],
+    [{ CONSOLE_URL: 'im.example.com' }, 'CONSOLE_URL must be an http(s) URL'],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

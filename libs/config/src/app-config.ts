@@ -24,6 +24,7 @@ export interface AppConfig {
   http: HttpConfig;
   webhooks: WebhooksConfig;
   live: LiveConfig;
+  notifications: NotificationsConfig;
   logLevel: LogLevelName;
 }
 
@@ -58,6 +59,56 @@ export interface LiveConfig {
   queueLimit: number;
   /** A stream with nothing to send sends a comment this often (at most 15 s). */
   heartbeatMs: number;
+}
+
+export interface NotificationsConfig {
+  /** smtp:// or smtps:// with credentials; null: no mail is sent (decisions say smtp_not_configured). */
+  smtpUrl: string | null;
+  /** The From of every mail. */
+  from: string;
+  /** Where responders open the console: links are `<consoleUrl>/incidents/<id>`. */
+  consoleUrl: string;
+  /** Both keys, base64url; null: a pair generated once into DATA_DIR. */
+  vapidKeys: { publicKey: string; privateKey: string } | null;
+  /** The VAPID `sub`: a mailto: or https: URL the push services can reach the operator at. */
+  vapidSubject: string;
+  timeoutMs: number;
+  retryInitialMs: number;
+  retryHours: number;
+  /** Lifts the refusal of push endpoints at loopback, private and link-local addresses (development and tests only). */
+  allowPrivateNetworks: boolean;
+}
+
+const BASE64URL_KEY = /^[A-Za-z0-9_-]{20,}$/;
+
+function notificationsConfig(env: Env, port: number): NotificationsConfig {
+  const smtpUrl = env.SMTP_URL || null;
+  if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) throw new ConfigError(`SMTP_URL must be like smtp://user:password@mail.example.com:587 or smtps://… (got "${smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}")`);
+  const publicKey = env.VAPID_PUBLIC_KEY || undefined;
+  const privateKey = env.VAPID_PRIVATE_KEY || undefined;
+  if ((publicKey === undefined) !== (privateKey === undefined)) throw new ConfigError('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set together, or neither (a pair is then generated into DATA_DIR)');
+  if (publicKey !== undefined && !(BASE64URL_KEY.test(publicKey) && BASE64URL_KEY.test(privateKey!))) {
+    throw new ConfigError('VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY must be base64url, as `npx web-push generate-vapid-keys` prints them');
+  }
+  const vapidSubject = env.VAPID_SUBJECT || 'mailto:incidents@localhost';
+  if (!/^(mailto:|https:\/\/)\S+$/.test(vapidSubject)) throw new ConfigError(`VAPID_SUBJECT must be a mailto: or https: URL (got "${vapidSubject}")`);
+  const consoleUrl = (env.CONSOLE_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/\S+$/.test(consoleUrl)) throw new ConfigError(`CONSOLE_URL must be an http(s) URL (got "${consoleUrl}")`);
+  const retryHours = Number(env.NOTIFY_RETRY_HOURS || 24);
+  if (!Number.isFinite(retryHours) || retryHours < 0 || retryHours > 720) {
+    throw new ConfigError(`NOTIFY_RETRY_HOURS must be a number of hours from 0 to 720 (got "${env.NOTIFY_RETRY_HOURS}")`);
+  }
+  return {
+    smtpUrl,
+    from: env.NOTIFY_FROM || 'Incident service <incidents@localhost>',
+    consoleUrl,
+    vapidKeys: publicKey === undefined ? null : { publicKey, privateKey: privateKey! },
+    vapidSubject,
+    timeoutMs: integer(env, 'NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
+    retryInitialMs: integer(env, 'NOTIFY_RETRY_INITIAL_MS', 5000, 1, 3_600_000),
+    retryHours,
+    allowPrivateNetworks: oneOf(env, 'PUSH_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+  };
 }
 
 export interface HttpConfig {
@@ -195,11 +246,12 @@ function consoleOidcClientId(env: Env): string | null {
 export function loadConfig(env: Env = process.env): AppConfig {
   const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
   const dataDir = env.DATA_DIR || './data';
+  const port = integer(env, 'PORT', 3000, 0, 65535);
   return {
     env: appEnv,
     // Development serves incident REST without a token, so it stays on loopback unless told otherwise.
     host: env.HOST || (appEnv === 'development' ? '127.0.0.1' : '0.0.0.0'),
-    port: integer(env, 'PORT', 3000, 0, 65535),
+    port,
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(process.cwd(), dataDir),
     ...backends(env),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
@@ -214,6 +266,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
       heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
     },
+    notifications: notificationsConfig(env, port),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

@@ -32,6 +32,13 @@ export type AddNote = {
   content: unknown;
 };
 
+export type ChangeSeverity = {
+  kind: 'change_severity';
+  incidentId: string;
+  time: string;
+  severity: unknown;
+};
+
 export type TransitionIncident = {
   kind: Transition;
   incidentId: string;
@@ -45,4 +52,4 @@ export type RecordEvent = {
   event: LedgerEvent;
 };
 
-export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote;
+export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote | ChangeSeverity;

@@ -12,6 +12,8 @@ export const INCIDENT_EVENT_TYPES = {
 
 export const NOTE_EVENT_TYPE = 'im.incident.note';
 export const ROLE_ASSIGNED_TYPE = 'im.incident.role_assigned';
+/** The incident's severity is now `data.severity`. */
+export const SEVERITY_CHANGED_TYPE = 'im.incident.severity';
 export const ALERT_TRIGGER_TYPE = 'im.alert.trigger';
 export const ALERT_RESOLVE_TYPE = 'im.alert.resolve';
 
@@ -32,6 +34,13 @@ export type RoleAssigned = {
   data: { role: RaciRole; user_id: string };
 };
 
+export type SeverityChanged = {
+  type: typeof SEVERITY_CHANGED_TYPE;
+  incidentId: string;
+  time: string;
+  data: { severity: Severity };
+};
+
 export type NoteAdded = {
   type: typeof NOTE_EVENT_TYPE;
   incidentId: string;
@@ -46,7 +55,7 @@ export type IncidentTransitioned = {
   data: Record<string, never>;
 };
 
-export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded;
+export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded | SeverityChanged;
 
 /** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
 export type LedgerEvent = {

@@ -13,6 +13,7 @@ import {
   NotFoundError,
   noteRefusal,
   roleAssignmentRefusal,
+  severityChangeRefusal,
   type Status,
   type Transition,
 } from './index';
@@ -282,5 +283,34 @@ describe('declarations through the timeline', () => {
   it('stores a valid declaration as it came', () => {
     const data = { ...title, services: ['api'], labels: { team: 'payments' } };
     expect(record('im.incident.declare', data)).toEqual([{ type: 'im.incident.declare', incidentId: ID, time: T0, data }]);
+  });
+});
+
+describe('severity changes', () => {
+  const open = given([declared]);
+  const change = (severity: unknown, state: IncidentState) => decide({ kind: 'change_severity', incidentId: ID, time: T1, severity }, state);
+  const recorded = (severity: unknown) => ({ type: 'im.incident.severity', incidentId: ID, time: T1, data: { severity } });
+
+  it('records im.incident.severity, and the incident takes the new severity', () => {
+    const events = change('SEV-3', open);
+    expect(events).toEqual([{ type: 'im.incident.severity', incidentId: ID, time: T1, data: { severity: 'SEV-3' } }]);
+    expect(given([declared, ...events])).toMatchObject({ severity: 'SEV-3', updatedAt: T1 });
+  });
+
+  it('answers the same severity with no event, and refuses unknown severities, unknown and closed incidents', () => {
+    expect(change('SEV-1', open)).toEqual([]);
+    expect(() => change('SEV-9', open)).toThrow(InvalidError);
+    expect(() => change('SEV-2', undefined)).toThrow(NotFoundError);
+    expect(() => change('SEV-2', given(HISTORY.closed))).toThrow('it is closed');
+    expect(severityChangeRefusal(given(HISTORY.resolved)!)).toBeUndefined();
+  });
+
+  it('takes a severity change pushed through the timeline by the same rules', () => {
+    expect(decideRecord({ kind: 'record', incidentId: ID, event: recorded('SEV-2') }, open)).toEqual([recorded('SEV-2')]);
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event: recorded('high') }, open)).toThrow(InvalidError);
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event: recorded('SEV-2') }, given(HISTORY.closed))).toThrow(ConflictError);
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event: recorded('SEV-2') }, undefined)).toThrow(NotFoundError);
+    // One stored before the check with a value that is no severity changes nothing.
+    expect(given([declared, recorded('high')])).toEqual(open);
   });
 });

@@ -10,20 +10,21 @@ import {
   SEVERITIES,
   TITLE_MAX_LENGTH,
 } from './incident';
-import type { AddNote, AssignRole, DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
+import type { AddNote, AssignRole, ChangeSeverity, DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
 import {
   ALERT_TRIGGER_TYPE,
   DEFAULT_ALERT_SEVERITY,
   INCIDENT_EVENT_TYPES,
   NOTE_EVENT_TYPE,
   ROLE_ASSIGNED_TYPE,
+  SEVERITY_CHANGED_TYPE,
   type IncidentEvent,
   type LedgerEvent,
   transitionOf,
 } from './incident-events';
 import { ConflictError, incidentNotFound, InvalidError } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
-import { noteRefusal, roleAssignmentRefusal } from './responder-rules';
+import { noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from './responder-rules';
 
 export const initialState: IncidentState = undefined;
 
@@ -40,6 +41,8 @@ export function decide(command: IncidentCommand, state: IncidentState): Incident
       return decideAssignRole(command, state);
     case 'add_note':
       return decideAddNote(command, state);
+    case 'change_severity':
+      return decideChangeSeverity(command, state);
     case 'ack':
     case 'mitigate':
     case 'resolve':
@@ -159,6 +162,15 @@ function decideAddNote(command: AddNote, state: IncidentState): IncidentEvent[] 
   return [{ type: NOTE_EVENT_TYPE, incidentId: state.id, time: command.time, data: { content } }];
 }
 
+function decideChangeSeverity(command: ChangeSeverity, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  const severity = validSeverity(command.severity);
+  const refusal = severityChangeRefusal(state);
+  if (refusal) throw refusal;
+  if (state.severity === severity) return [];
+  return [{ type: SEVERITY_CHANGED_TYPE, incidentId: state.id, time: command.time, data: { severity } }];
+}
+
 function decideTransition(command: TransitionIncident, state: IncidentState): IncidentEvent[] {
   if (!state) throw incidentNotFound(command.incidentId);
   const outcome = LIFECYCLE[state.status][command.kind];
@@ -193,8 +205,9 @@ export function decideRecord({ incidentId, event }: RecordEvent, state: Incident
     return [event];
   }
   if (!state) throw incidentNotFound(incidentId);
-  // A note is a note whichever way it arrives: the addNote mutation's rule holds for a recorded one too.
-  const refusal = event.type === NOTE_EVENT_TYPE ? noteRefusal(state) : undefined;
+  // A note is a note whichever way it arrives: the addNote mutation's rule holds for a recorded one too; so for a severity change.
+  if (event.type === SEVERITY_CHANGED_TYPE) validSeverity(data.severity);
+  const refusal = event.type === NOTE_EVENT_TYPE ? noteRefusal(state) : event.type === SEVERITY_CHANGED_TYPE ? severityChangeRefusal(state) : undefined;
   if (refusal) throw refusal;
   const transition = transitionOf(event.type);
   if (transition && LIFECYCLE[state.status][transition] === REFUSED) throw refused(transition, state);
@@ -254,6 +267,9 @@ export function evolve(state: IncidentState, event: IncidentEvent | LedgerEvent)
   }
   if (event.type === ROLE_ASSIGNED_TYPE && isRaciRole(data.role) && typeof data.user_id === 'string') {
     return { ...state, roles: { ...state.roles, [data.role]: data.user_id }, updatedAt: event.time };
+  }
+  if (event.type === SEVERITY_CHANGED_TYPE && isSeverity(data.severity)) {
+    return data.severity === state.severity ? state : { ...state, severity: data.severity, updatedAt: event.time };
   }
   const transition = transitionOf(event.type);
   if (!transition) return state;

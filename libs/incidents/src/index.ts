@@ -10,3 +10,4 @@ export * from './incident.schema';
 export * from './stream-names';
 export * from './integration-keys';
 export * from './webhooks';
+export * from './notifications';

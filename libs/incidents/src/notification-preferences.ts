@@ -16,6 +16,13 @@ export interface NotificationSettings {
   channels: string[];
 }
 
+/** The settings as a responder's stream keeps them: with the address their mail goes to, remembered from their token when they saved. */
+export interface SavedNotificationSettings extends NotificationSettings {
+  email?: string;
+  /** The clearance of the token that saved them: mail about incidents withheld from it is not sent. */
+  clearance?: string;
+}
+
 /** What a responder gets before saving anything: everything, on every channel, at any hour. */
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = {
   pushEnabled: true,
@@ -40,10 +47,10 @@ function validTimeZone(zone: unknown): string {
  * Applies a partial update to the current settings: fields left out stay as
  * they are, `quietHours: null` turns quiet hours off. Throws InvalidError.
  */
-export function updateNotificationSettings(
-  current: NotificationSettings,
+export function updateNotificationSettings<Settings extends NotificationSettings>(
+  current: Settings,
   update: { pushEnabled?: unknown; severityFilter?: unknown; quietHours?: unknown; channels?: unknown },
-): NotificationSettings {
+): Settings {
   const next = { ...current };
   if (update.pushEnabled !== undefined && update.pushEnabled !== null) {
     if (typeof update.pushEnabled !== 'boolean') throw new InvalidError('pushEnabled must be true or false');

@@ -21,6 +21,11 @@ export function noteRefusal(incident: Incident): DomainError | undefined {
   return incident.status === 'closed' ? new ConflictError(`Cannot add a note to incident ${incident.id}: it is closed`) : undefined;
 }
 
+/** Why the severity cannot be changed now, if it cannot: until the incident is closed. */
+export function severityChangeRefusal(incident: Incident): DomainError | undefined {
+  return incident.status === 'closed' ? new ConflictError(`Cannot change the severity of incident ${incident.id}: it is closed`) : undefined;
+}
+
 /**
  * Why the caller cannot assign roles now, if they cannot: not once the incident
  * is closed; anyone may while it has no commander, afterwards only the

@@ -11,6 +11,8 @@ import {
   INTEGRATION_KEY_HISTORY_QUERIES,
   INTEGRATION_KEY_QUERIES,
   OUTBOUND_STORE,
+  NOTIFICATION_STORE,
+  PUSH_SUBSCRIPTION_QUERIES,
   PREFERENCES_QUERIES,
   PROJECTION_STORE,
   type ReadStore,
@@ -186,10 +188,12 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: INTEGRATION_KEY_HISTORY_QUERIES, useValue: stores.readStore.integrationKeyHistory },
         { provide: WEBHOOK_QUERIES, useValue: stores.readStore.webhooks },
         { provide: OUTBOUND_STORE, useValue: stores.readStore.outbound },
+        { provide: NOTIFICATION_STORE, useValue: stores.readStore.notifications },
+        { provide: PUSH_SUBSCRIPTION_QUERIES, useValue: stores.readStore.pushSubscriptions },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
         { provide: CHECKPOINTS, useValue: stores.checkpoints ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE, NOTIFICATION_STORE, PUSH_SUBSCRIPTION_QUERIES],
     };
   }
 

@@ -24,3 +24,6 @@ export * from './integration-keys/integration-key-history-queries.port';
 export * from './webhooks/webhook.projection';
 export * from './webhooks/webhook-queries.port';
 export * from './outbound/outbound-store.port';
+export * from './notifications/notification-store.port';
+export * from './push-subscriptions/push-subscription.projection';
+export * from './push-subscriptions/push-subscription-queries.port';

@@ -7,6 +7,7 @@ import { integrationKeyProjection } from './integration-keys/integration-key.pro
 import { integrationKeyHistoryProjection } from './integration-keys/integration-key-history.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { probeProjection } from './probes/probe.projection';
+import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
 import type { Projection } from './projection';
 import { foldBatch } from './projection-runner';
 import type { ProjectionCommit, ProjectionStore, StoredDocument } from './projection-store.port';
@@ -228,6 +229,19 @@ describe('preferences projection', () => {
     const docs = await new Documents(preferencesProjection).deliver(first, saved('alice', false));
     await docs.deliver(first);
     expect(docs.doc('alice')?.pushEnabled).toBe(false);
+  });
+});
+
+describe('push subscription projection', () => {
+  const keys = { p256dh: 'BKey', auth: 'secret' };
+  it("keeps each subscription under its id with its responder, and forgets it when removed", async () => {
+    const added = recorded('user-alice', 'im.user.push_subscribed', { data: { id: 'ps_1', endpoint: 'https://push.example/1', keys, clearance: 'internal' } });
+    const docs = await new Documents(pushSubscriptionProjection).deliver(added, recorded('user-bob', 'im.user.push_subscribed', { data: { id: 'ps_2', endpoint: 'https://push.example/2', keys } }));
+    expect(docs.doc('ps_1')).toEqual({ id: 'ps_1', userId: 'alice', endpoint: 'https://push.example/1', keys, clearance: 'internal', createdAt: added.event.time });
+    await docs.deliver(recorded('user-alice', 'im.user.push_unsubscribed', { data: { id: 'ps_1', reason: 'gone' } }));
+    expect(docs.doc('ps_1')).toBeUndefined();
+    expect(docs.doc('ps_2')?.userId).toBe('bob');
+    expect(pushSubscriptionProjection.keyOf(recorded('user-alice', 'im.user.preferences_updated', { data: {} }))).toBeUndefined();
   });
 });
 

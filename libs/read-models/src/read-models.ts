@@ -6,6 +6,7 @@ import { probeProjection } from './probes/probe.projection';
 import { integrationKeyProjection } from './integration-keys/integration-key.projection';
 import { integrationKeyHistoryProjection } from './integration-keys/integration-key-history.projection';
 import { webhookProjection } from './webhooks/webhook.projection';
+import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -18,4 +19,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   integrationKeyProjection,
   integrationKeyHistoryProjection,
   webhookProjection,
+  pushSubscriptionProjection,
 ] as Projection<unknown>[];

@@ -10,6 +10,7 @@ import { integrationKeyProjection, type IntegrationKeyRecord } from './integrati
 import { integrationKeyHistoryProjection, type IntegrationKeyHistoryEntry } from './integration-keys/integration-key-history.projection';
 import type { TimelineQuery } from './timeline/timeline-queries.port';
 import { webhookProjection, type WebhookRecord } from './webhooks/webhook.projection';
+import { pushSubscriptionProjection, type PushSubscriptionRecord } from './push-subscriptions/push-subscription.projection';
 
 export interface ReadStoreHarness {
   open(): Promise<ReadStore>;
@@ -238,6 +239,18 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       await store.commit(webhookProjection.name, [{ key: 'wh_c', doc: undefined, position: 4n }], 4n);
       expect(await store.webhooks.findById('wh_c')).toBeUndefined();
       expect((await store.webhooks.list()).map((h) => h.id)).toEqual(['wh_b', 'wh_a']);
+    });
+
+    it("lists a responder's push subscriptions oldest first, and no one else's", async () => {
+      const sub = (id: string, userId: string, createdAt: string): PushSubscriptionRecord => ({
+        id, userId, endpoint: `https://push.example/${id}`, keys: { p256dh: 'BK', auth: 'au' }, clearance: 'internal', createdAt,
+      });
+      const subs = [sub('ps_b', 'alice', '2026-11-22T11:00:00.000Z'), sub('ps_a', 'alice', '2026-11-22T10:00:00.000Z'), sub('ps_c', 'bob', '2026-11-22T09:00:00.000Z')];
+      await store.commit(pushSubscriptionProjection.name, subs.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
+      expect(await store.pushSubscriptions.listByUser('alice')).toEqual([subs[1], subs[0]]);
+      await store.commit(pushSubscriptionProjection.name, [{ key: 'ps_a', doc: undefined, position: 4n }], 4n);
+      expect((await store.pushSubscriptions.listByUser('alice')).map((s) => s.id)).toEqual(['ps_b']);
+      expect(await store.pushSubscriptions.listByUser('carol')).toEqual([]);
     });
 
     it('reset drops the documents and the checkpoint', async () => {

@@ -6,6 +6,8 @@ import type { IntegrationKeyQueries } from './integration-keys/integration-key-q
 import type { IntegrationKeyHistoryQueries } from './integration-keys/integration-key-history-queries.port';
 import type { WebhookQueries } from './webhooks/webhook-queries.port';
 import type { OutboundStore } from './outbound/outbound-store.port';
+import type { NotificationStore } from './notifications/notification-store.port';
+import type { PushSubscriptionQueries } from './push-subscriptions/push-subscription-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -21,5 +23,8 @@ export interface ReadStore extends ProjectionStore {
   readonly webhooks: WebhookQueries;
   /** Outbound deliveries (webhooks): not a read model, never reset by a rebuild. */
   readonly outbound: OutboundStore;
+  readonly pushSubscriptions: PushSubscriptionQueries;
+  /** Notification decisions: not a read model, never reset by a rebuild. */
+  readonly notifications: NotificationStore;
   close(): Promise<void>;
 }

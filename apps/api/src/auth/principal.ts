@@ -7,6 +7,8 @@ export interface Principal {
   clearance: Visibility;
   dataAccess: DataClass[];
   authenticated: boolean;
+  /** The token's `email` claim, when it has one: where notification mail goes once the responder saves their settings. */
+  email?: string;
   /** Set when an integration key authenticated the caller: its id. Such a caller may use only the routes that accept keys. */
   integrationKey?: string;
 }
@@ -34,6 +36,9 @@ export const ANONYMOUS: Principal = {
 
 export class InvalidClaimsError extends Error {}
 
+/** One address, no display name or list: what a mail's To may hold. */
+const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+$/;
+
 const stringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((v) => typeof v === 'string');
 
@@ -54,5 +59,7 @@ export function principalFromClaims(claims: Record<string, unknown>): Principal 
     clearance: clearance as Visibility,
     dataAccess: dataAccess as DataClass[],
     authenticated: true,
+    // An address that is not one is left out, not refused: tokens that worked before keep working.
+    ...(typeof claims.email === 'string' && EMAIL.test(claims.email) ? { email: claims.email } : {}),
   };
 }

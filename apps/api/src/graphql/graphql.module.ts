@@ -8,6 +8,7 @@ import { RequestAuthenticator } from '../auth/request-authenticator';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerModule } from '../ledger/ledger.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
@@ -19,6 +20,7 @@ import { IncidentMobileViews } from './incident-mobile-views';
 import { IncidentsResolver } from './incidents.resolver';
 import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
+import { NotificationsResolver } from './notifications.resolver';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
 import { subscriptionsOverSocketPlugin } from './subscriptions-over-socket.plugin';
@@ -39,6 +41,7 @@ export class GraphqlApiModule {
         TimelineModule,
         LedgerModule,
         LiveModule,
+        NotificationsModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -69,6 +72,7 @@ export class GraphqlApiModule {
         PreferencesQueryService,
         IncidentMobileViews,
         GraphqlWsServer,
+        NotificationsResolver,
       ],
     };
   }

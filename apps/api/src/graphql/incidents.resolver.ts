@@ -82,6 +82,17 @@ export class IncidentsResolver {
     return this.read(id, caller);
   }
 
+  @Mutation(() => Incident, { description: 'Records im.incident.severity; until the incident is closed. Needs timeline.writer' })
+  @RequireRole(TIMELINE_ROLES.writer)
+  async changeSeverity(
+    @Args('incidentId', { type: () => ID }) incidentId: string,
+    @Args('severity', { type: () => Severity }) severity: Severity,
+    @GqlPrincipal() caller: Principal,
+  ): Promise<Incident> {
+    await this.commands.changeSeverity(incidentId, fromGqlSeverity(severity), { caller });
+    return this.read(incidentId, caller);
+  }
+
   @Mutation(() => Note, { description: 'Until the incident is closed. Needs timeline.writer' })
   @RequireRole(TIMELINE_ROLES.writer)
   async addNote(

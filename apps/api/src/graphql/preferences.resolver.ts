@@ -27,7 +27,7 @@ export class PreferencesResolver {
     const saved = await this.commands.update(caller.sub, {
       ...input,
       severityFilter: input.severityFilter?.map(fromGqlSeverity),
-    });
+    }, caller);
     return toGqlPreferences(caller.sub, saved);
   }
 }

@@ -1,15 +1,16 @@
-import { type Incident, LIFECYCLE, noteRefusal, roleAssignmentRefusal } from '@im/incidents';
+import { type Incident, LIFECYCLE, noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from '@im/incidents';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { ActionType, type MobileAction } from './schema.types';
 
 /**
  * The actions a mobile client offers for an incident, and whether each is
  * enabled for this caller now. Only actions the API can carry out are listed
- * (ESCALATE and CHANGE_SEVERITY have no mutation yet, so they are left out).
+ * (ESCALATE has no mutation yet, so it is left out).
  * The mutations need timeline.writer; beyond that each action is enabled by
  * the rule its command is decided with, so the two never disagree:
  * - ACK: while acknowledging changes something (the incident is open);
  * - ADD_NOTE: noteRefusal (until the incident is closed);
+ * - CHANGE_SEVERITY: severityChangeRefusal (until the incident is closed);
  * - ASSIGN_ROLE: roleAssignmentRefusal (until closed; the commander, incidents.admin, or anyone while there is none);
  * - JOIN_WAR_ROOM: when a war room link is configured, until closed (no mutation, no role needed).
  */
@@ -26,6 +27,7 @@ export function quickActions(incident: Incident, caller: Principal, warRoomLink:
   return [
     action(ActionType.ACK, 'Acknowledge', 'check-circle', writer && LIFECYCLE[incident.status].ack === 'acknowledged', `Acknowledge ${incident.id}?`),
     action(ActionType.ADD_NOTE, 'Add note', 'note', writer && !noteRefusal(incident)),
+    action(ActionType.CHANGE_SEVERITY, 'Change severity', 'gauge', writer && !severityChangeRefusal(incident)),
     action(ActionType.ASSIGN_ROLE, 'Assign role', 'user-plus', writer && !roleAssignmentRefusal(incident, { id: caller.sub, roles: caller.roles })),
     action(ActionType.JOIN_WAR_ROOM, 'Join war room', 'video', incident.status !== 'closed' && warRoomLink !== null),
   ];

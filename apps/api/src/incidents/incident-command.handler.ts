@@ -58,6 +58,11 @@ export class IncidentCommandHandler {
     );
   }
 
+  /** The same severity again appends nothing. */
+  changeSeverity(incidentId: string, severity: unknown, context: CommandContext): Promise<Incident> {
+    return this.run(incidentId, context, (state) => decide({ kind: 'change_severity', incidentId, time: this.now(), severity }, state));
+  }
+
   /** Returns the note event as stored. */
   async addNote(incidentId: string, content: unknown, context: CommandContext): Promise<CloudEvent> {
     const { appended } = await this.write(incidentId, context, (state) => decide({ kind: 'add_note', incidentId, time: this.now(), content }, state));

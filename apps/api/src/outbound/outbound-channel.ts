@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@im/event-store';
 
-/** Someone a channel delivers to (a webhook registration; later a responder's mail or push). */
+/** Someone a channel delivers to (a webhook registration; the notifications' mail or push). */
 export interface OutboundTarget {
   id: string;
   /** Its first event is the first after this ledger position: a new target receives no history. */
@@ -22,6 +22,8 @@ export interface SendOutcome {
   error: string | null;
   /** The target said it is gone for good (a webhook's 410): deliveries to it end. */
   gone?: boolean;
+  /** The failure is permanent for this message (a mail server's 5xx for its recipient): it is not retried, the next one goes. */
+  final?: boolean;
 }
 
 /**
@@ -42,6 +44,14 @@ export interface OutboundChannel<Target extends OutboundTarget, Message extends 
   send(target: Target, message: Message, signal: AbortSignal): Promise<SendOutcome>;
   /** Called once when the target answered that it is gone. */
   retire(target: Target): Promise<void>;
+  /**
+   * Messages the channel put off (a responder's quiet hours) whose time has
+   * come, including those put off before a restart: the worker delivers them
+   * between ledger batches like any other, retries included.
+   */
+  due?(target: Target): Promise<Message[]>;
+  /** A message's last attempt is made: it succeeded, or its retries are over (`outcome.error` set). */
+  settled?(target: Target, message: Message, outcome: SendOutcome): Promise<void>;
 }
 
 /** The outcome of an attempt cut short by a shutdown: not recorded, the event is delivered again after the restart. */

@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { NewDeliveryAttempt } from '@im/read-models';
-import { ABORTED, type OutboundChannel, type OutboundMessage, type OutboundTarget } from './outbound-channel';
+import { ABORTED, type OutboundChannel, type OutboundMessage, type OutboundTarget, type SendOutcome } from './outbound-channel';
 import type { LedgerTail } from './ledger-tail';
 import type { OutboundJournal } from './outbound-journal';
 import type { RetrySchedule } from './retry-schedule';
 
 const BATCH = 200;
+/** How often a channel that puts messages off is asked which are due. */
+const DUE_POLL_MS = 1000;
 /** After an unexpected error (the store, the PDP), the pause before the same events are tried again. */
 const ERROR_PAUSE_MS = 1000;
 
@@ -50,7 +52,7 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
   }
 
   /** Records one attempt of this target (a re-send goes through here too). */
-  async attempt(message: Message, signal: AbortSignal): Promise<{ error: string | null; gone?: boolean } | undefined> {
+  async attempt(message: Message, signal: AbortSignal): Promise<SendOutcome | undefined> {
     const started = this.context.now();
     const outcome = await this.context.channel.send(this.target, message, signal);
     if (outcome.error === ABORTED) return undefined;
@@ -79,9 +81,11 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
     const signal = this.stopping.signal;
     while (!signal.aborted) {
       try {
+        if (!(await this.deliverDue(signal))) return;
         const events = await tail.read(this.position, BATCH);
         if (events.length === 0) {
-          await tail.waitBeyond(this.position, signal);
+          // A channel with messages put off is woken to look for those due, not only by the ledger.
+          await tail.waitBeyond(this.position, channel.due ? AbortSignal.any([signal, AbortSignal.timeout(DUE_POLL_MS)]) : signal);
           continue;
         }
         const messages = await channel.prepare(this.target, events);
@@ -98,16 +102,26 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
     }
   }
 
+  /** Delivers what the channel put off and is due now; false when the worker stopped on the way. */
+  private async deliverDue(signal: AbortSignal): Promise<boolean> {
+    for (const message of (await this.context.channel.due?.(this.target)) ?? []) {
+      if (!(await this.deliver(message, signal))) return false;
+    }
+    return true;
+  }
+
   /** Tries one event until it succeeds or its retries end (true), or the worker stops (false). */
   private async deliver(message: Message, signal: AbortSignal): Promise<boolean> {
     const firstAttemptAt = this.context.now();
     for (let failures = 1; ; failures += 1) {
       const outcome = await this.attempt(message, signal);
       if (!outcome || signal.aborted) return false;
-      if (outcome.error === null) return true;
-      const delay = this.context.schedule.nextDelayMs(failures, firstAttemptAt, this.context.now());
-      // Given up: the log shows every failed attempt, and the next event goes.
-      if (delay === undefined) return true;
+      const delay = outcome.error === null || outcome.final ? undefined : this.context.schedule.nextDelayMs(failures, firstAttemptAt, this.context.now());
+      // Sent, or given up: the log shows every failed attempt, and the next event goes.
+      if (delay === undefined) {
+        await this.context.channel.settled?.(this.target, message, outcome);
+        return true;
+      }
       const slept = await sleep(delay, true, { signal }).catch(() => false);
       if (!slept) return false;
     }

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SERVICE_SOURCE } from '@im/cloudevents';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   type NotificationSettings,
+  type SavedNotificationSettings,
   PREFERENCES_UPDATED_TYPE,
   updateNotificationSettings,
   userStreamId,
@@ -11,15 +11,20 @@ import { CLOCK, type Clock } from '../ledger/clock';
 import { CommandHandler, type StreamModel } from '../ledger/command-handler';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
+import { serviceEvent } from '../ledger/service-event';
 
 /** A responder's stream: each update carries the whole, merged settings, so the last one is the state. */
-const preferencesStream: StreamModel<NotificationSettings> = {
+const preferencesStream: StreamModel<SavedNotificationSettings> = {
   subject: 'notification preferences',
   initialState: DEFAULT_NOTIFICATION_SETTINGS,
-  evolve: (state, { event }) => (event.type === PREFERENCES_UPDATED_TYPE ? ((event.data as NotificationSettings | undefined) ?? state) : state),
+  evolve: (state, { event }) => (event.type === PREFERENCES_UPDATED_TYPE ? ((event.data as SavedNotificationSettings | undefined) ?? state) : state),
 };
 
-/** Saves a responder's notification preferences as an event on their own stream (`user-<sub>`). */
+/**
+ * Saves a responder's notification preferences as an event on their own
+ * stream (`user-<sub>`), with the address of the token's `email` claim (a
+ * token without one keeps the address remembered before).
+ */
 @Injectable()
 export class PreferencesCommandHandler {
   constructor(
@@ -29,17 +34,12 @@ export class PreferencesCommandHandler {
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
-  async update(userId: string, update: Parameters<typeof updateNotificationSettings>[1]): Promise<NotificationSettings> {
+  async update(userId: string, update: Parameters<typeof updateNotificationSettings>[1], token: { email?: string; clearance?: string } = {}): Promise<NotificationSettings> {
     const { state, position } = await this.commands.handle(preferencesStream, userStreamId(userId), (current) => [
-      {
-        specversion: '1.0',
-        id: this.ids.eventId(),
-        source: SERVICE_SOURCE,
+      serviceEvent(this.ids, this.clock, userId, {
         type: PREFERENCES_UPDATED_TYPE,
-        time: this.clock.now().toISOString(),
-        'im.actor': userId,
-        data: { ...updateNotificationSettings(current, update) },
-      },
+        data: { ...updateNotificationSettings(current, update), ...(token.email !== undefined ? { email: token.email } : {}), ...(token.clearance !== undefined ? { clearance: token.clearance } : {}) },
+      }),
     ]);
     await this.views.waitFor(position);
     return state;

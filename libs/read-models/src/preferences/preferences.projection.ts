@@ -16,6 +16,10 @@ export interface NotificationPreferences {
   severityFilter: Severity[];
   quietHours: QuietHours | null;
   channels: string[];
+  /** Where notification mail goes: the `email` claim of the token that saved them last (or earlier, when that one had none). */
+  email?: string;
+  /** The clearance of that token: mail about incidents withheld from it is not sent. */
+  clearance?: string;
   updatedAt: string;
 }
 

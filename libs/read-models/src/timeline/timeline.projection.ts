@@ -48,6 +48,7 @@ const SUMMARIES: Record<string, string> = {
   'im.incident.close': 'Incident closed',
   'im.incident.note': 'Note',
   'im.incident.role_assigned': 'Role assigned',
+  'im.incident.severity': 'Severity changed',
   'im.alert.trigger': 'Alert triggered',
   'im.alert.resolve': 'Alert resolved',
   'im.ticketing_a.sync': 'Ticket created or updated',

@@ -19,6 +19,9 @@ import { ALL_PROJECTIONS } from '../../read-models';
 
 import { fromHex, hex } from './positions';
 import { MongoOutboundStore } from './mongodb-outbound-store';
+import { MongoNotificationStore } from './mongodb-notification-store';
+import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
+import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 
 export { fromHex, hex };
 
@@ -95,6 +98,8 @@ export class MongoReadStore implements ReadStore {
   readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
   readonly webhooks: WebhookQueries;
   readonly outbound: MongoOutboundStore;
+  readonly pushSubscriptions: PushSubscriptionQueries;
+  readonly notifications: MongoNotificationStore;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -145,6 +150,13 @@ export class MongoReadStore implements ReadStore {
       },
     };
     this.outbound = new MongoOutboundStore(connection);
+    this.notifications = new MongoNotificationStore(connection);
+    this.pushSubscriptions = {
+      listByUser: async (userId) => {
+        const rows = await this.models.push_subscriptions.find({ 'q.userId': userId }).sort({ 'q.createdAt': 1, _id: 1 }).lean();
+        return rows.map((row) => JSON.parse(row.doc) as PushSubscriptionRecord);
+      },
+    };
     this.webhooks = {
       findById: async (id) => {
         const row = await this.models.webhooks.findById(id).lean();
@@ -161,7 +173,7 @@ export class MongoReadStore implements ReadStore {
   static async connect(url: string, timeoutMs = 5000): Promise<MongoReadStore> {
     const connection = await mongoose.createConnection(url, { serverSelectionTimeoutMS: timeoutMs }).asPromise();
     const store = new MongoReadStore(connection);
-    await Promise.all([...Object.values(store.models).map((model) => model.syncIndexes()), store.outbound.syncIndexes()]);
+    await Promise.all([...Object.values(store.models).map((model) => model.syncIndexes()), store.outbound.syncIndexes(), store.notifications.syncIndexes()]);
     return store;
   }
 

@@ -19,6 +19,9 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { SqliteCollection } from './sqlite-schema';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
+import { SqliteNotificationStore } from './sqlite-notification-store';
+import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
+import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -52,6 +55,8 @@ export class SqliteReadStore implements ReadStore {
   readonly integrationKeyHistory: IntegrationKeyHistoryQueries;
   readonly webhooks: WebhookQueries;
   readonly outbound: OutboundStore;
+  readonly pushSubscriptions: PushSubscriptionQueries;
+  readonly notifications: SqliteNotificationStore;
 
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
@@ -109,6 +114,11 @@ export class SqliteReadStore implements ReadStore {
       list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
     };
     this.outbound = new SqliteOutboundStore(this.db);
+    this.notifications = new SqliteNotificationStore(this.db);
+    const selectSubscriptions = this.db.prepare(`SELECT doc FROM push_subscriptions WHERE user_id = ? ORDER BY created_at, key`).pluck();
+    this.pushSubscriptions = {
+      listByUser: async (userId) => (selectSubscriptions.all(userId) as string[]).map((doc) => JSON.parse(doc) as PushSubscriptionRecord),
+    };
     const selectWebhook = this.db.prepare(`SELECT doc FROM webhooks WHERE key = ?`).pluck();
     const selectWebhooks = this.db.prepare(`SELECT doc FROM webhooks ORDER BY created_at, key`).pluck();
     this.webhooks = {

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { NotificationDeliveryModule } from './notification-delivery.module';
+import { NotificationQueryService } from './notification-query.service';
+import { NotificationsController } from './notifications.controller';
+
+@Module({
+  imports: [NotificationDeliveryModule],
+  controllers: [NotificationsController],
+  providers: [NotificationQueryService],
+  exports: [NotificationDeliveryModule, NotificationQueryService],
+})
+export class NotificationsModule {}

@@ -1,0 +1,49 @@
+import { Agent } from 'node:https';
+import webPush, { WebPushError } from 'web-push';
+import type { PushSubscriptionRecord } from '@im/read-models';
+import { BlockedAddressError, checkDestination, pinnedLookup } from '../webhooks/webhook-address';
+import type { VapidKeys } from './vapid-keys';
+
+/** How long a push service keeps a message for a device that is offline. */
+const TTL_SECONDS = 24 * 3600;
+
+export type PushOutcome =
+  | { result: 'delivered'; statusCode: number }
+  /** 404 or 410: the subscription expired or was unsubscribed; it is removed. */
+  | { result: 'gone'; statusCode: number }
+  | { result: 'failed'; statusCode: number | null; error: string };
+
+/**
+ * Web Push (RFC 8030) with the payload encrypted for the subscription
+ * (RFC 8291, aes128gcm) and signed by the VAPID key (RFC 8292), through the
+ * `web-push` library. Endpoints at private addresses are refused at each
+ * send, as webhook URLs are, unless PUSH_ALLOW_PRIVATE_NETWORKS.
+ */
+export class PushSender {
+  constructor(
+    private readonly keys: VapidKeys,
+    private readonly timeoutMs: number,
+    private readonly allowPrivateNetworks: boolean,
+  ) {}
+
+  async send(subscription: PushSubscriptionRecord, payload: string, urgent: boolean): Promise<PushOutcome> {
+    try {
+      const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks);
+      const { statusCode } = await webPush.sendNotification({ endpoint: subscription.endpoint, keys: subscription.keys }, payload, {
+        vapidDetails: this.keys,
+        TTL: TTL_SECONDS,
+        urgency: urgent ? 'high' : 'normal',
+        timeout: this.timeoutMs,
+        // The address checked is the one connected to: DNS cannot change in between.
+        agent: new Agent({ lookup: pinnedLookup(destination) }),
+      });
+      return { result: 'delivered', statusCode };
+    } catch (error) {
+      if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: 'blocked_address' };
+      if (error instanceof WebPushError) {
+        return error.statusCode === 404 || error.statusCode === 410 ? { result: 'gone', statusCode: error.statusCode } : { result: 'failed', statusCode: error.statusCode, error: 'push_error' };
+      }
+      return { result: 'failed', statusCode: null, error: 'push_error' };
+    }
+  }
+}

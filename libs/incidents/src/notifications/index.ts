@@ -1,0 +1,3 @@
+export * from './quiet-hours';
+export * from './notification-rules';
+export * from './push-subscriptions';

@@ -1,0 +1,81 @@
+import type { Incident, IncidentState, Severity } from '../incident';
+import { ROLE_ASSIGNED_TYPE, SEVERITY_CHANGED_TYPE, type LedgerEvent, transitionOf } from '../incident-events';
+import type { NotificationSettings } from '../notification-preferences';
+import { quietHoursEnd } from './quiet-hours';
+
+/** Why a responder is notified (extensions.md §5): the values are a public contract. */
+export const NOTIFICATION_TRIGGERS = ['assigned', 'declared_ic', 'severity_changed', 'status_changed'] as const;
+export type NotificationTrigger = (typeof NOTIFICATION_TRIGGERS)[number];
+
+export const NOTIFICATION_MEDIA = ['email', 'push'] as const;
+export type NotificationMedium = (typeof NOTIFICATION_MEDIA)[number];
+
+export const NOTIFICATION_DECISIONS = ['SENT', 'SUPPRESSED', 'HELD', 'FAILED'] as const;
+export type NotificationDecisionKind = (typeof NOTIFICATION_DECISIONS)[number];
+
+/** The severity that pages through quiet hours. */
+export const PAGING_SEVERITY: Severity = 'SEV-1';
+
+export interface NotificationDue {
+  responder: string;
+  trigger: NotificationTrigger;
+}
+
+/** Whether an event of this type can make a notification due: a role, severity or status change. */
+export const mayNotify = (type: string): boolean => type === ROLE_ASSIGNED_TYPE || type === SEVERITY_CHANGED_TYPE || transitionOf(type) !== undefined;
+
+/** The responders holding any RACI role, each once (one person may hold several roles). */
+const roleHolders = (incident: Incident): string[] => [...new Set(Object.values(incident.roles ?? {}).filter((id): id is string => typeof id === 'string'))];
+
+/**
+ * Who is notified of what when `event` moves an incident from `before` to
+ * `after` (both folded by the domain's evolve): the responder a role is
+ * assigned to; every role holder when the severity or the status changes. The
+ * commander assignment recorded with the declaration itself (the same instant,
+ * no role before it) is `declared_ic`, one trigger and not two.
+ */
+export function notificationsDue(before: IncidentState, event: LedgerEvent, after: IncidentState): NotificationDue[] {
+  if (!before || !after) return [];
+  if (event.type === ROLE_ASSIGNED_TYPE) {
+    const responder = event.data?.user_id;
+    if (typeof responder !== 'string' || after.roles === before.roles) return [];
+    const withDeclaration = event.data?.role === 'IC' && before.roles === undefined && before.createdAt === event.time;
+    return [{ responder, trigger: withDeclaration ? 'declared_ic' : 'assigned' }];
+  }
+  const trigger: NotificationTrigger | undefined =
+    after.severity !== before.severity ? 'severity_changed' : after.status !== before.status ? 'status_changed' : undefined;
+  return trigger ? roleHolders(after).map((responder) => ({ responder, trigger })) : [];
+}
+
+/** What the responder's settings and reachability make of one notification on one medium. */
+export type NotificationDecision =
+  | { decision: 'SEND' }
+  | { decision: 'SUPPRESSED'; reason: string }
+  | { decision: 'HELD'; reason: 'quiet_hours'; until: Date };
+
+export interface DecisionInput {
+  medium: NotificationMedium;
+  severity: Severity;
+  settings: NotificationSettings;
+  /** The responder can be reached on this medium (an email address is known; a push subscription is registered). */
+  reachable: boolean;
+  /** The service is configured to send on this medium (SMTP_URL). */
+  configured: boolean;
+  now: Date;
+}
+
+/**
+ * The decision for one responder, medium and trigger, in the order a
+ * responder would ask "why not?": the channel they turned off, push turned
+ * off, the severities they asked for, how to reach them, then quiet hours in
+ * their time zone (a SEV-1 pages through; anything else waits for their end).
+ */
+export function decideNotification({ medium, severity, settings, reachable, configured, now }: DecisionInput): NotificationDecision {
+  if (!settings.channels.includes(medium)) return { decision: 'SUPPRESSED', reason: 'channel_disabled' };
+  if (medium === 'push' && !settings.pushEnabled) return { decision: 'SUPPRESSED', reason: 'push_disabled' };
+  if (!settings.severityFilter.includes(severity)) return { decision: 'SUPPRESSED', reason: 'severity_filter' };
+  if (!configured) return { decision: 'SUPPRESSED', reason: medium === 'email' ? 'smtp_not_configured' : 'push_not_configured' };
+  if (!reachable) return { decision: 'SUPPRESSED', reason: medium === 'email' ? 'no_email_address' : 'no_push_subscription' };
+  const until = severity === PAGING_SEVERITY ? undefined : quietHoursEnd(settings.quietHours, now);
+  return until ? { decision: 'HELD', reason: 'quiet_hours', until } : { decision: 'SEND' };
+}

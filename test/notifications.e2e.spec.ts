@@ -1,0 +1,182 @@
+import type { Clock } from '../apps/api/src/ledger/clock';
+import { CLOCK } from '../apps/api/src/ledger/clock';
+import { startTestApp, type TestApp } from './support/app';
+import { MailReceiver } from './support/mail-receiver';
+import { bearer, token } from './support/tokens';
+
+jest.setTimeout(60_000);
+
+/**
+ * Notifications by mail, with a real SMTP server (smtp-server) receiving
+ * them: who is notified of what, the settings deciding (severity filter,
+ * quiet hours in the responder's zone with the injected clock moved), the
+ * decisions each responder lists, and an SMTP server down then back.
+ */
+const smtp = new MailReceiver();
+let t: TestApp;
+
+beforeAll(async () => {
+  const smtpUrl = await smtp.start();
+  t = await startTestApp({ SMTP_URL: smtpUrl, NOTIFY_FROM: 'Incidents <im@example.com>', CONSOLE_URL: 'https://im.example.com', NOTIFY_RETRY_INITIAL_MS: '200' });
+});
+afterAll(async () => {
+  await t.close();
+  await smtp.stop();
+});
+afterEach(() => jest.restoreAllMocks());
+
+const as = (sub: string, claims: Record<string, unknown> = {}) =>
+  bearer(token({ sub, email: `${sub}@example.com`, roles: ['timeline.reader', 'timeline.writer'], clearance: 'internal', data_access: [], ...claims }));
+
+async function graphql(headers: Record<string, string>, query: string, variables?: object) {
+  const res = await t.http().post('/api/v1/graphql').set(headers).send({ query, variables });
+  expect(res.body.errors).toBeUndefined();
+  return res.body.data as Record<string, any>;
+}
+
+const save = (sub: string, input: object, claims?: Record<string, unknown>) =>
+  graphql(as(sub, claims), 'mutation S($input: NotificationPreferencesInput!) { updateNotificationSettings(input: $input) { userId } }', { input });
+const declare = async (sub: string, input: object = {}) =>
+  (await graphql(as(sub), 'mutation D($input: DeclareIncidentInput!) { declareIncident(input: $input) { id } }', { input: { title: 'Checkout is down', severity: 'SEV_2', ...input } })).declareIncident.id as string;
+const assign = (by: string, incidentId: string, role: string, userId: string) =>
+  graphql(as(by), `mutation { assignRole(incidentId: "${incidentId}", role: ${role}, userId: "${userId}") { id } }`);
+const NOTIFICATIONS = '{ notifications { id incidentId channel trigger decision reason createdAt sentAt } }';
+const notifications = async (sub: string) => (await graphql(as(sub), NOTIFICATIONS)).notifications as Record<string, any>[];
+
+/** Waits until the responder lists a decision matching `expected`, and answers it. */
+async function decision(sub: string, expected: Record<string, unknown>, timeoutMs = 15_000): Promise<Record<string, any>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const found = (await notifications(sub)).find((n) => Object.entries(expected).every(([k, v]) => n[k] === v));
+    if (found) return found;
+    if (Date.now() > until) throw new Error(`no decision like ${JSON.stringify(expected)} for ${sub}: ${JSON.stringify(await notifications(sub))}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('who is notified of what, by mail', () => {
+  it('mails the responder who declares as IC once (declared_ic, not also assigned): title, severity, status and the console link, never timeline content', async () => {
+    await save('alice', { channels: ['email'] });
+    const id = await declare('alice', { description: 'card data in the logs' });
+    await graphql(as('alice'), `mutation { addNote(incidentId: "${id}", content: "root password is hunter2") { id } }`);
+    await smtp.waitFor(() => smtp.to('alice@example.com').length === 1);
+    const [mail] = smtp.to('alice@example.com');
+    expect(mail.header('subject')).toBe(`[SEV-2] ${id}: Checkout is down`);
+    expect(mail.header('from')).toBe('Incidents <im@example.com>');
+    expect(mail.raw).toContain(`https://im.example.com/incidents/${id}`);
+    expect(mail.raw).toContain('Declared with you as incident commander.');
+    expect(mail.raw).toContain('Status: open');
+    expect(mail.raw).not.toMatch(/card data|hunter2/);
+
+    const email = await decision('alice', { incidentId: id, channel: 'email' });
+    expect(email).toMatchObject({ trigger: 'declared_ic', decision: 'SENT', reason: null, sentAt: expect.any(String) });
+    expect(await decision('alice', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'declared_ic', decision: 'SUPPRESSED', reason: 'channel_disabled', sentAt: null });
+    expect((await notifications('alice')).filter((n) => n.incidentId === id)).toHaveLength(2);
+    // Only the responder lists their decisions.
+    expect((await notifications('mallory')).filter((n) => n.incidentId === id)).toEqual([]);
+
+    await graphql(as('alice'), `mutation { ackIncident(id: "${id}") { id } }`);
+    await smtp.waitFor(() => smtp.to('alice@example.com').length === 2);
+    expect(smtp.to('alice@example.com')[1].raw).toContain('It is now acknowledged.');
+    expect(await decision('alice', { incidentId: id, channel: 'email', trigger: 'status_changed' })).toMatchObject({ decision: 'SENT' });
+  });
+
+  it('suppresses by severity filter, then mails the same responder when the severity is raised into it', async () => {
+    await save('bob', { severityFilter: ['SEV_1'], channels: ['email'] });
+    const id = await declare('alice');
+    await assign('alice', id, 'OPS', 'bob');
+    expect(await decision('bob', { incidentId: id, channel: 'email', trigger: 'assigned' })).toMatchObject({ decision: 'SUPPRESSED', reason: 'severity_filter', sentAt: null });
+    await graphql(as('alice'), `mutation { changeSeverity(incidentId: "${id}", severity: SEV_1) { id } }`);
+    await smtp.waitFor(() => smtp.to('bob@example.com').length === 1);
+    expect(smtp.to('bob@example.com')[0].header('subject')).toBe(`[SEV-1] ${id}: Checkout is down`);
+    expect(smtp.to('bob@example.com')[0].raw).toContain('Its severity is now SEV-1.');
+    expect(await decision('bob', { incidentId: id, channel: 'email', trigger: 'severity_changed' })).toMatchObject({ decision: 'SENT' });
+  });
+
+  it('notes why nothing went when no address is known (a responder who never saved settings)', async () => {
+    const id = await declare('alice');
+    await assign('alice', id, 'COMMS', 'nora');
+    expect(await decision('nora', { incidentId: id, channel: 'email' })).toMatchObject({ decision: 'SUPPRESSED', reason: 'no_email_address' });
+    expect(await decision('nora', { incidentId: id, channel: 'push' })).toMatchObject({ decision: 'SUPPRESSED', reason: 'no_push_subscription' });
+  });
+
+  it('withholds mail about an incident declared above the clearance the responder saved their settings with', async () => {
+    await save('pat', { channels: ['email'] }, { clearance: 'internal' });
+    const cleared = as('alice', { clearance: 'confidential' });
+    const id = (await graphql(cleared, 'mutation { declareIncident(input: { title: "Breach", severity: SEV_1, visibility: "confidential" }) { id } }')).declareIncident.id;
+    await graphql(cleared, `mutation { assignRole(incidentId: "${id}", role: OPS, userId: "pat") { id } }`);
+    expect(await decision('pat', { incidentId: id, channel: 'email' })).toMatchObject({ decision: 'SUPPRESSED', reason: 'withheld' });
+    expect(smtp.to('pat@example.com')).toEqual([]);
+  });
+});
+
+describe('quiet hours in the responder\'s time zone (the injected clock moved)', () => {
+  it('holds a SEV-2 until 07:00 in Auckland (18:00 UTC the day before), then sends it as the same record; a SEV-1 pages through', async () => {
+    const clock = t.app.get<Clock>(CLOCK);
+    let now = new Date('2026-11-22T10:30:00Z'); // 23:30 in Auckland; 10:30 in UTC, daytime there
+    jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
+    await save('carol', { channels: ['email'], quietHours: { start: '22:00', end: '07:00', timeZone: 'Pacific/Auckland' } });
+    const sev2 = await declare('alice', { title: 'Slow search' });
+    const sev1 = await declare('alice', { title: 'Payments down', severity: 'SEV_1' });
+    await assign('alice', sev2, 'OPS', 'carol');
+    await assign('alice', sev1, 'OPS', 'carol');
+
+    const paged = await decision('carol', { incidentId: sev1, channel: 'email' });
+    expect(paged).toMatchObject({ decision: 'SENT', trigger: 'assigned' });
+    const held = await decision('carol', { incidentId: sev2, channel: 'email' });
+    expect(held).toMatchObject({ decision: 'HELD', reason: 'quiet_hours', sentAt: null });
+    await smtp.waitFor(() => smtp.to('carol@example.com').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('carol@example.com').map((m) => m.header('subject'))).toEqual([`[SEV-1] ${sev1}: Payments down`]);
+
+    now = new Date('2026-11-22T17:59:58Z'); // 06:59:58 there: still quiet
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('carol@example.com')).toHaveLength(1);
+    now = new Date('2026-11-22T18:00:01Z'); // 07:00:01 there
+    await smtp.waitFor(() => smtp.to('carol@example.com').length === 2);
+    expect(smtp.to('carol@example.com')[1].header('subject')).toBe(`[SEV-2] ${sev2}: Slow search`);
+    const sent = await decision('carol', { incidentId: sev2, channel: 'email', decision: 'SENT' });
+    expect(sent).toMatchObject({ id: held.id, reason: null, sentAt: '2026-11-22T18:00:01.000Z', createdAt: held.createdAt });
+    expect((await notifications('carol')).filter((n) => n.incidentId === sev2 && n.channel === 'email')).toHaveLength(1);
+  });
+});
+
+describe('an SMTP server that is down', () => {
+  it('records FAILED smtp_error, retries, and sends the mail exactly once when the server is back; the record becomes SENT', async () => {
+    await save('dave', { channels: ['email'] });
+    await smtp.stop();
+    // Declared by dave: his mail is the first one waiting (mail goes out in ledger order, one server for all).
+    const id = await declare('dave', { title: 'Mail outage' });
+    const failed = await decision('dave', { incidentId: id, channel: 'email', decision: 'FAILED' });
+    expect(failed).toMatchObject({ reason: 'smtp_error', sentAt: null });
+    await smtp.start();
+    await smtp.waitFor(() => smtp.to('dave@example.com').length === 1);
+    expect(await decision('dave', { incidentId: id, channel: 'email', decision: 'SENT' })).toMatchObject({ id: failed.id, reason: null });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('dave@example.com')).toHaveLength(1);
+  });
+});
+
+describe('a mail server refusing a recipient for good (550)', () => {
+  it('records FAILED smtp_rejected without retrying, and the next mail still goes', async () => {
+    smtp.unknownMailboxes.add('erin@example.com');
+    await save('erin', { channels: ['email'] });
+    await save('fred', { channels: ['email'] });
+    const id = await declare('erin', { title: 'Unknown mailbox' });
+    await assign('erin', id, 'OPS', 'fred');
+    await smtp.waitFor(() => smtp.to('fred@example.com').length === 1);
+    expect(await decision('erin', { incidentId: id, channel: 'email' })).toMatchObject({ decision: 'FAILED', reason: 'smtp_rejected', sentAt: null });
+    expect(smtp.to('erin@example.com')).toEqual([]);
+  });
+});
+
+describe('notifications(limit:)', () => {
+  it('lists newest first and honours the limit; refuses a limit out of range', async () => {
+    const all = await notifications('alice');
+    expect(all.map((n) => n.createdAt)).toEqual([...all.map((n) => n.createdAt)].sort().reverse());
+    const two = (await graphql(as('alice'), '{ notifications(limit: 2) { id } }')).notifications;
+    expect(two.map((n: { id: string }) => n.id)).toEqual(all.slice(0, 2).map((n) => n.id));
+    const res = await t.http().post('/api/v1/graphql').set(as('alice')).send({ query: '{ notifications(limit: 0) { id } }' });
+    expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});

@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  to: string[];
+  from: string;
+  raw: string;
+  header: (name: string) => string | undefined;
+}
+
+/**
+ * A real SMTP server (smtp-server, from the Nodemailer project) on 127.0.0.1
+ * that keeps every mail it accepts. It can go down and come back on the same
+ * port, as a mail server being restarted does.
+ */
+export class MailReceiver {
+  readonly mails: ReceivedMail[] = [];
+  /** Recipients refused for good (550), as a server without that mailbox does. */
+  readonly unknownMailboxes = new Set<string>();
+  private server?: SMTPServer;
+  port = 0;
+
+  async start(port = this.port): Promise<string> {
+    const server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (address, _session, callback) => {
+        if (!this.unknownMailboxes.has(address.address)) return callback();
+        callback(Object.assign(new Error('5.1.1 No such mailbox'), { responseCode: 550 }));
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          // Unfolded headers: a long subject is folded over several lines.
+          const head = raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+          this.mails.push({
+            to: session.envelope.rcptTo.map((r) => r.address),
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            raw,
+            header: (name) => head.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim(),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.server.address() as AddressInfo).port;
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  to(address: string): ReceivedMail[] {
+    return this.mails.filter((mail) => mail.to.includes(address));
+  }
+
+  async waitFor(predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (Date.now() > until) throw new Error(`timed out waiting for mail; received: ${this.mails.map((m) => `${m.to} ${m.header('subject')}`).join('; ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
