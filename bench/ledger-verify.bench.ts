@@ -24,7 +24,7 @@ function bundleOf(count: number): string {
   const bundle: LedgerBundle = {
     format: BUNDLE_FORMAT,
     incident_id: incident,
-    events: chainView(events.map((event, i) => ({ event, ledger: records[i] })), 'internal', (s) => s.event),
+    events: chainView(events.map((event, i) => ({ event, ledger: records[i] })), 'internal', (s) => s.event).map((v) => v.event),
     head: signHead({ incident_id: incident, chain: 'internal', n: count, hash: heads.internal!.hash, signed_at: new Date().toISOString(), kid: key.kid }, privateKey),
     keys: [key],
   };

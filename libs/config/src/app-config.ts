@@ -19,6 +19,8 @@ export interface AppConfig {
   policy: PolicyConfig;
   /** e.g. https://meet.example.com/incident-{id}; mobile views link to it when set. */
   warRoomUrlTemplate: string | null;
+  /** Signs ledger heads: an Ed25519 PKCS#8 PEM key or a path to one; unset, a development key generated into DATA_DIR. */
+  ledgerSigningKey: string | null;
   http: HttpConfig;
   logLevel: LogLevelName;
 }
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     cursorSecret: cursorSecret(env),
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
+    ledgerSigningKey: env.LEDGER_SIGNING_KEY || null,
     http: httpConfig(env),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };

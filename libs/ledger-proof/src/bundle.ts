@@ -174,17 +174,17 @@ export interface StoredLedgerEvent {
 
 /**
  * The events a reader is shown (`show` answers undefined for a withheld one), in stream order,
- * each with its `im.ledger` in `chain`. An event shown that the chain does not hold (a policy
- * that shows more than the clearance covers) has no link to show, and the bundle will not
- * verify there.
+ * each with its `im.ledger` in `chain`, next to the stored event it shows. An event shown that
+ * the chain does not hold (a policy that shows more than the clearance covers) has no link to
+ * show, and the bundle will not verify there.
  */
-export function chainView<T extends StoredLedgerEvent>(stream: readonly T[], chain: Chain, show: (stored: T) => LedgerEvent | undefined): LedgerEvent[] {
-  const shownEvents: LedgerEvent[] = [];
+export function chainView<T extends StoredLedgerEvent>(stream: readonly T[], chain: Chain, show: (stored: T) => LedgerEvent | undefined): { stored: T; event: LedgerEvent }[] {
+  const shownEvents: { stored: T; event: LedgerEvent }[] = [];
   let prev: string | null = null;
   for (const stored of stream) {
     const shown = show(stored);
     const inChain = chainsOf(stored.event).includes(chain);
-    if (shown) shownEvents.push(inChain ? { ...shown, 'im.ledger': ledgerAttribute(stored.event, shown, stored.ledger, chain, prev) } : shown);
+    if (shown) shownEvents.push({ stored, event: inChain ? { ...shown, 'im.ledger': ledgerAttribute(stored.event, shown, stored.ledger, chain, prev) } : shown });
     if (inChain) prev = stored.ledger.heads[chain]!.hash;
   }
   return shownEvents;

@@ -49,7 +49,7 @@ const jwk = publicJwkOf(privateKey);
 
 function bundleOf(incident: string, stream: StoredLedgerEvent[], chain: 'public' | 'internal' | 'confidential', show = (s: StoredLedgerEvent): LedgerEvent | undefined => s.event): LedgerBundle {
   const visible = (s: StoredLedgerEvent) => (chainsOf(s.event).includes(chain) ? show(s) : undefined);
-  const events = chainView(stream, chain, visible);
+  const events = chainView(stream, chain, visible).map((v) => v.event);
   const last = stream[stream.length - 1].ledger.heads[chain];
   const head = signHead({ incident_id: incident, chain, n: last?.n ?? 0, hash: last?.hash ?? null, signed_at: '2026-11-23T12:00:00.000Z', kid: jwk.kid }, privateKey);
   return { format: BUNDLE_FORMAT, incident_id: incident, events, head, keys: [jwk] };

@@ -21,7 +21,7 @@ const { records, heads } = chainAppends({}, events, () => randomBytes(16));
 const bundle: LedgerBundle = {
   format: BUNDLE_FORMAT,
   incident_id: 'INC-1',
-  events: chainView(events.map((event, i) => ({ event, ledger: records[i] })), 'internal', (s) => s.event),
+  events: chainView(events.map((event, i) => ({ event, ledger: records[i] })), 'internal', (s) => s.event).map((v) => v.event),
   head: signHead({ incident_id: 'INC-1', chain: 'internal', n: 3, hash: heads.internal!.hash, signed_at: '2026-11-23T12:00:00.000Z', kid: jwk.kid }, privateKey),
   keys: [jwk],
 };

@@ -95,7 +95,7 @@ function exported(stream: StoredLedgerEvent[]): LedgerBundle {
   return {
     format: BUNDLE_FORMAT,
     incident_id: incident,
-    events: chainView(stream, 'confidential', (s) => s.event),
+    events: chainView(stream, 'confidential', (s) => s.event).map((v) => v.event),
     head: signHead({ incident_id: incident, chain: 'confidential', n: last.n, hash: last.hash, signed_at: new Date().toISOString(), kid: key.kid }, privateKey),
     keys: [key],
   };
