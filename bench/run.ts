@@ -10,6 +10,7 @@ import { adapterChoice } from './adapter-choice.bench';
 import { alertStorm } from './alert-storm.bench';
 import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
+import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
@@ -23,6 +24,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   graphql: graphqlReads,
   'alert-storm': alertStorm,
   'content-modes': contentModes,
+  'ledger-verify': ledgerVerify,
 };
 
 function machine(): string {

@@ -25,11 +25,20 @@ const READ_ATTRIBUTES = new Set(['im.redacted', 'im.ledger']);
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** RFC 6901 reference token. */
-const token = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
-const tokensOf = (pointer: string) => {
-  const tokens = pointer.slice(1).split('/');
-  return pointer.includes('~') ? tokens.map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : tokens;
-};
+const token = (name: string) => (name.includes('~') || name.includes('/') ? name.replace(/~/g, '~0').replace(/\//g, '~1') : name);
+/** Parsed pointers: an incident's events name the same few members over and over. */
+const parsedPointers = new Map<string, readonly string[]>();
+const POINTERS_KEPT = 10_000;
+
+function tokensOf(pointer: string): readonly string[] {
+  let tokens = parsedPointers.get(pointer);
+  if (!tokens) {
+    tokens = pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (parsedPointers.size >= POINTERS_KEPT) parsedPointers.clear();
+    parsedPointers.set(pointer, tokens);
+  }
+  return tokens;
+}
 
 /** The JSON Pointers of an event's redactable members, in member order. */
 export function redactableMembers(event: LedgerEvent): string[] {
@@ -59,19 +68,26 @@ export function commitment(salt: Buffer, value: unknown): string {
   return sha256(Buffer.concat([salt, Buffer.from(jcs(value), 'utf8')]));
 }
 
+/** Sets a member, even one named __proto__ (which assignment would take for the prototype). */
+function setMember(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}
+
 /** The event without what reads add, with each given member's value replaced by its commitment (parents copied, never changed). */
 export function committedForm(event: LedgerEvent, commitments: Record<string, string>): LedgerEvent {
   const form: LedgerEvent = {};
-  for (const [name, value] of Object.entries(event)) if (!READ_ATTRIBUTES.has(name)) form[name] = value;
+  for (const [name, value] of Object.entries(event)) if (!READ_ATTRIBUTES.has(name)) setMember(form, name, value);
   for (const [pointer, committed] of Object.entries(commitments)) {
     const names = tokensOf(pointer);
     let parent = form;
     for (const name of names.slice(0, -1)) {
-      const copy = isObject(parent[name]) ? { ...(parent[name] as Record<string, unknown>) } : {};
-      parent[name] = copy;
+      const copy: Record<string, unknown> = {};
+      if (isObject(parent[name])) for (const [key, value] of Object.entries(parent[name] as object)) setMember(copy, key, value);
+      setMember(parent, name, copy);
       parent = copy;
     }
-    parent[names[names.length - 1]] = committed;
+    setMember(parent, names[names.length - 1], committed);
   }
   return form;
 }

@@ -163,6 +163,15 @@ describe('the ledger proofs', () => {
       expect(checked).toBeGreaterThan(2000);
     });
 
+    it('commits a member named __proto__ like any other', () => {
+      const odd = JSON.parse('{"specversion":"1.0","id":"odd","source":"s","type":"t","subject":"incident/INC-a","data":{"__proto__":"secret"}}') as LedgerEvent;
+      const bundle = bundleOf('INC-a', stored('INC-a', [odd]), 'internal');
+      expect(bundle.events[0]['im.ledger']).toMatchObject({ salts: { '/data/__proto__': expect.any(String) } });
+      expect(verifyBundle(bundle)).toMatchObject({ intact: true });
+      const changed = JSON.parse(JSON.stringify(bundle).replace('"__proto__":"secret"', '"__proto__":"secreT"')) as LedgerBundle;
+      expect(describeVerdict(verifyBundle(changed))).toBe('broken at event 1 (odd): its content does not match its hash');
+    });
+
     it('checks the signature with a pinned key, not the bundle’s own', () => {
       const bundle = bundleOf('INC-a', stream, 'internal');
       const stranger = publicJwkOf(generateKeyPairSync('ed25519').privateKey);
