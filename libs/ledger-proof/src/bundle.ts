@@ -166,26 +166,28 @@ export function describeVerdict(verdict: Verdict): string {
   return `broken at ${at}: ${verdict.reason}`;
 }
 
-/** A stored event with its ledger record, in stream order. */
+/** A stored event with its ledger record, in stream order (none: stored before the ledger and not upgraded). */
 export interface StoredLedgerEvent {
   event: LedgerEvent;
-  ledger: LedgerRecord;
+  ledger?: LedgerRecord;
 }
 
 /**
  * The events a reader is shown (`show` answers undefined for a withheld one), in stream order,
  * each with its `im.ledger` in `chain`, next to the stored event it shows. An event shown that
- * the chain does not hold (a policy that shows more than the clearance covers) has no link to
- * show, and the bundle will not verify there.
+ * the chain does not hold (a policy that shows more than the clearance covers, or an event
+ * stored before the ledger that was not upgraded) has no link to show, and the bundle will
+ * not verify there.
  */
 export function chainView<T extends StoredLedgerEvent>(stream: readonly T[], chain: Chain, show: (stored: T) => LedgerEvent | undefined): { stored: T; event: LedgerEvent }[] {
   const shownEvents: { stored: T; event: LedgerEvent }[] = [];
   let prev: string | null = null;
   for (const stored of stream) {
     const shown = show(stored);
-    const inChain = chainsOf(stored.event).includes(chain);
-    if (shown) shownEvents.push({ stored, event: inChain ? { ...shown, 'im.ledger': ledgerAttribute(stored.event, shown, stored.ledger, chain, prev) } : shown });
-    if (inChain) prev = stored.ledger.heads[chain]!.hash;
+    const ledger = stored.ledger;
+    const inChain = ledger !== undefined && chainsOf(stored.event).includes(chain);
+    if (shown) shownEvents.push({ stored, event: inChain ? { ...shown, 'im.ledger': ledgerAttribute(stored.event, shown, ledger, chain, prev) } : shown });
+    if (inChain) prev = ledger.heads[chain]!.hash;
   }
   return shownEvents;
 }

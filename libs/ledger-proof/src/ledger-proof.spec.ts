@@ -50,7 +50,7 @@ const jwk = publicJwkOf(privateKey);
 function bundleOf(incident: string, stream: StoredLedgerEvent[], chain: 'public' | 'internal' | 'confidential', show = (s: StoredLedgerEvent): LedgerEvent | undefined => s.event): LedgerBundle {
   const visible = (s: StoredLedgerEvent) => (chainsOf(s.event).includes(chain) ? show(s) : undefined);
   const events = chainView(stream, chain, visible).map((v) => v.event);
-  const last = stream[stream.length - 1].ledger.heads[chain];
+  const last = stream[stream.length - 1].ledger!.heads[chain];
   const head = signHead({ incident_id: incident, chain, n: last?.n ?? 0, hash: last?.hash ?? null, signed_at: '2026-11-23T12:00:00.000Z', kid: jwk.kid }, privateKey);
   return { format: BUNDLE_FORMAT, incident_id: incident, events, head, keys: [jwk] };
 }
@@ -105,7 +105,7 @@ describe('the ledger proofs', () => {
     const other = stored('INC-b', [note('INC-b', 1), note('INC-b', 2)]);
 
     it('finds an export intact, for each chain', () => {
-      expect(describeVerdict(verifyBundle(bundleOf('INC-a', stream, 'internal')))).toBe(`intact: 4 events, chain internal, head ${stream[4].ledger.heads.internal!.hash}, key ${jwk.kid}`);
+      expect(describeVerdict(verifyBundle(bundleOf('INC-a', stream, 'internal')))).toBe(`intact: 4 events, chain internal, head ${stream[4].ledger!.heads.internal!.hash}, key ${jwk.kid}`);
       expect(verifyBundle(bundleOf('INC-a', stream, 'public'))).toMatchObject({ intact: true, n: 1 });
       expect(verifyBundle(bundleOf('INC-a', stream, 'confidential'))).toMatchObject({ intact: true, n: 5 });
     });
@@ -115,7 +115,7 @@ describe('the ledger proofs', () => {
       expect(describeVerdict(verifyBundle(bundle))).toMatch(/^intact: 5 events/);
       const text = JSON.stringify(bundle);
       for (const secret of ['secret-content-3', 'host-3', 'actor-3', 'corr-3', 'mail-3']) expect(text).not.toContain(secret);
-      const third = stream[2].ledger.salts;
+      const third = stream[2].ledger!.salts;
       for (const pointer of ['/data/content', '/data/host', '/im.actor', '/im.correlation_key', '/x_email']) expect(text).not.toContain(third[pointer]);
     });
 

@@ -40,14 +40,14 @@ export class LedgerExports {
   /** Signs (and keeps) the chain's head unless `keep` is false. */
   async export(caller: Principal, incidentId: string, keep = true): Promise<LedgerExport> {
     const chain: Chain = caller.clearance;
-    const stream = (await this.reader.ledger(caller, incidentId)).filter((s) => s.recorded.ledger !== undefined);
+    const stream = await this.reader.ledger(caller, incidentId);
     const views = chainView(
-      stream.map((entry) => ({ event: entry.recorded.event as unknown as LedgerEvent, ledger: entry.recorded.ledger!, entry })),
+      stream.map((entry) => ({ event: entry.recorded.event as unknown as LedgerEvent, ledger: entry.recorded.ledger, entry })),
       chain,
       (s) => s.entry.shown?.entry.event as unknown as LedgerEvent | undefined,
     );
     const events = views.map(({ stored, event }) => ({ shown: stored.entry.shown!, position: stored.entry.recorded.position, event }));
-    const last = stream[stream.length - 1]?.recorded.ledger?.heads[chain];
+    const last = stream.map((entry) => entry.recorded.ledger).filter((ledger) => ledger !== undefined).at(-1)?.heads[chain];
     return { chain, events, head: this.heads.sign(incidentId, chain, last, keep) };
   }
 

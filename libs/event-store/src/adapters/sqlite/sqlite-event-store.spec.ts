@@ -91,7 +91,7 @@ function exported(stream: StoredLedgerEvent[]): LedgerBundle {
   const { privateKey } = generateKeyPairSync('ed25519');
   const key = publicJwkOf(privateKey);
   const incident = String(stream[0].event.subject ?? '').replace('incident/', '');
-  const last = stream[stream.length - 1].ledger.heads.confidential!;
+  const last = stream[stream.length - 1].ledger!.heads.confidential!;
   return {
     format: BUNDLE_FORMAT,
     incident_id: incident,
