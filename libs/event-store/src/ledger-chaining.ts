@@ -2,7 +2,18 @@ import { randomBytes } from 'node:crypto';
 import type { CloudEvent } from '@im/cloudevents';
 import { type ChainHeads, chainAppends, type LedgerRecord } from '@im/ledger-proof';
 
-const drawSalt = () => randomBytes(16);
+/** Salts are drawn 256 at a time: one call to the CSPRNG costs more than the bytes it gives. */
+const SALT = 16;
+let pool = Buffer.alloc(0);
+let drawn = 0;
+function drawSalt(): Buffer {
+  if (drawn + SALT > pool.length) {
+    pool = randomBytes(SALT * 256);
+    drawn = 0;
+  }
+  drawn += SALT;
+  return pool.subarray(drawn - SALT, drawn);
+}
 
 /**
  * The ledger records of events appended after a stream's last links: every adapter calls

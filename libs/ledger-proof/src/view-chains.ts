@@ -59,8 +59,13 @@ export function chainAppends(heads: ChainHeads, events: LedgerEvent[], drawSalt:
   let current = heads;
   const records = events.map((event) => {
     const salts: Record<string, string> = {};
-    for (const pointer of redactableMembers(event)) salts[pointer] = drawSalt().toString('base64url');
-    const committedJcs = jcs(storedCommittedForm(event, salts));
+    const commitments: Record<string, string> = {};
+    for (const pointer of redactableMembers(event)) {
+      const salt = drawSalt();
+      salts[pointer] = salt.toString('base64url');
+      commitments[pointer] = commitment(salt, valueAt(event, pointer));
+    }
+    const committedJcs = jcs(committedForm(event, commitments));
     const next: ChainHeads = { ...current };
     for (const chain of chainsOf(event)) {
       const n = (current[chain]?.n ?? 0) + 1;
