@@ -141,6 +141,22 @@ describe('the verifiable ledger', () => {
     for (const pointer of Object.keys(ledger.commitments)) expect(text).not.toContain(redacted.ledger!.salts[pointer]);
   });
 
+  it('answers an unknown incident, or one withheld from the caller, with 404, and a caller without timeline.exporter with 403', async () => {
+    const declared = await t
+      .http()
+      .post('/api/v1/timeline/events')
+      .set({ ...writer, 'content-type': 'application/cloudevents+json' })
+      .send(JSON.stringify({ specversion: '1.0', id: randomUUID(), source: 'im://ledger-test', type: 'im.incident.declare', time: new Date().toISOString(), 'im.visibility': 'confidential', data: { title: 'Confidential', severity: 'SEV-1' } }))
+      .expect(201);
+    const hidden: string = declared.body.incident_id;
+    for (const id of ['INC-00000000', hidden]) {
+      expect((await t.http().get(`/api/v1/incidents/${id}/timeline/verify`).set(auditor('internal'))).status).toBe(404);
+      expect((await t.http().get(`/api/v1/incidents/${id}/timeline/export?format=ledger`).set(auditor('internal'))).status).toBe(404);
+    }
+    const reader = bearer(token({ sub: 'reader', roles: ['timeline.reader'] }));
+    expect((await t.http().get(`/api/v1/incidents/${incident}/timeline/verify`).set(reader)).status).toBe(403);
+  });
+
   it('signs the head of every chain that changed, once a minute, into the heads file', async () => {
     const heads = t.app.get(SignedHeads);
     await heads.signChanged();

@@ -319,6 +319,8 @@ describe('fail-closed: POLICY_MODE=opa with no OPA running', () => {
     ['query', () => t.http().post('/api/v1/timeline/query').send({ incident_id: incidentId })],
     ['export JSON', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export`)],
     ['export Markdown', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export?format=markdown`)],
+    ['ledger bundle', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export?format=ledger`)],
+    ['ledger verification', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/verify`)],
   ])('refuses the %s with 503 and no event data', async (_, call) => {
     const res = await call().set(auth);
     expectError(res, 503, /policy decision point is unavailable/);
@@ -332,6 +334,7 @@ describe('fail-closed: POLICY_MODE=opa with no OPA running', () => {
     ['a query without matches', () => t.http().post('/api/v1/timeline/query').send({ correlation_key: 'nothing-has-this-key' })],
     ['the timeline of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline')],
     ['the export of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline/export')],
+    ['the verification of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline/verify')],
   ])('answers %s with the same 503, whatever is stored', async (_, call) => {
     const known = await t.http().get('/api/v1/timeline/events/fc-1').set(auth);
     const res = await call().set(auth);
