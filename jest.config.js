@@ -8,7 +8,20 @@ const moduleNameMapper = {
   '^@im/([^/]+)/([^/]+)$': '<rootDir>/libs/$1/src/adapters/$2',
 };
 
-const common = { rootDir: __dirname, testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, moduleNameMapper };
+/**
+ * canonicalize (RFC 8785) ships only as an ES module: Node requires it natively
+ * (libs/ledger-proof/src/jcs.ts), Jest's module system needs it turned into CommonJS.
+ */
+const esmOnly = ['canonicalize'];
+const esmToCommonJs = ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs' } }];
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': tsJest, [`/node_modules/(${esmOnly.join('|')})/.+\\.js$`]: esmToCommonJs },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleNameMapper,
+};
 
 module.exports = {
   projects: [

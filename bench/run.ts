@@ -11,6 +11,7 @@ import { alertStorm } from './alert-storm.bench';
 import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
 import { liveDelivery } from './live-delivery.bench';
+import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
@@ -27,6 +28,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'content-modes': contentModes,
   'webhook-delivery': webhookDelivery,
   'live-delivery': liveDelivery,
+  'ledger-verify': ledgerVerify,
 };
 
 function machine(): string {

@@ -412,6 +412,9 @@ describe('GET /api/v1/incidents/{id}/timeline/export', () => {
     const res = await exporting('?format=markdown').expect(200);
     expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
     const text = res.text.replace(/Generated: \S+/, 'Generated: <now>');
+    // The signed head of the caller's chain, as the ledger bundle signs it (verified in ledger.e2e.spec.ts).
+    const bundle = (await exporting('?format=ledger').expect(200)).body;
+    const head = `Ledger head: chain confidential, n 2, hash ${bundle.head.hash}, key ${bundle.head.kid}, signed at `;
     expect(text).toBe(
       [
         `# Timeline: ${id}`,
@@ -448,6 +451,10 @@ describe('GET /api/v1/incidents/{id}/timeline/export', () => {
         '',
         '- content: Rolled back v2.3 \\## forged heading &lt;script>alert(1)&lt;/script>'.replace(' \\## ', ' ## '),
         '- service: auth',
+        '',
+        `${head}${text.match(/signed at (\S+)/)?.[1]}`,
+        '',
+        `Verify: save GET /api/v1/incidents/${id}/timeline/export?format=ledger as bundle.json, then run npm run verify -- bundle.json --key SERVICE_URL/api/v1/ledger/keys`,
         '',
       ].join('\n'),
     );

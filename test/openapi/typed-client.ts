@@ -129,7 +129,23 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         const exported: unknown[] | undefined = Array.isArray(json.data) ? json.data.map((event: CloudEvent) => event.data?.title) : undefined;
         const markdown = await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { ...path(), query: { format: 'markdown' } }, parseAs: 'text' });
         const text: string | undefined = markdown.data;
-        return { responses: [json.response, markdown.response], read: [exported, text] };
+        const bundle = await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { ...path(), query: { format: 'ledger' } } });
+        const head: string | null | undefined = typeof bundle.data === 'object' && !Array.isArray(bundle.data) ? bundle.data.head.hash : undefined;
+        return { responses: [json.response, markdown.response, bundle.response], read: [exported, text, head] };
+      },
+    },
+    '/api/v1/incidents/{id}/timeline/verify': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/incidents/{id}/timeline/verify', { params: path() });
+        const intact: boolean | undefined = data?.intact;
+        return { responses: [response], read: [intact, data?.chain, data?.broken_at?.reason] };
+      },
+    },
+    '/api/v1/ledger/keys': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/ledger/keys');
+        const kids: string[] | undefined = data?.keys.map((key) => `${key.kid} ${key.status ?? ''}`);
+        return { responses: [response], read: kids };
       },
     },
     '/api/v1/incidents/{id}/timeline/stream': {

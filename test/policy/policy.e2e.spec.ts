@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { asBundle, verifyBundle } from '@im/ledger-proof';
 import { join } from 'node:path';
 import { EmbeddedPdp, loadTimelinePolicy } from '@im/policy';
 import { startTestApp, type TestApp } from '../support/app';
@@ -140,11 +141,20 @@ describe.each([
       if (hidden.length) {
         expect(ce['im.redacted']).toContain('data.host');
         // The allow-list: nothing else of the event, whatever the producer sent
-        const kept = ['specversion', 'id', 'source', 'type', 'time', 'subject', 'data', 'im.actor', 'im.data_class', 'im.redacted'];
+        const kept = ['specversion', 'id', 'source', 'type', 'time', 'subject', 'data', 'im.actor', 'im.data_class', 'im.redacted', 'im.ledger'];
         expect(Object.keys(ce).sort()).toEqual([...kept, ...(e.visibility ? ['im.visibility'] : [])].sort());
       } else {
         expect(ce).toMatchObject({ 'im.origin_id': `origin-${e.secret}`, 'im.fingerprint': `fingerprint-${e.secret}`, x_email: `email-${e.secret}` });
       }
+    }
+
+    // Export, ledger bundle: it verifies, and holds nothing of a withheld event and no redacted value
+    const bundle = (await t.http().get(`/api/v1/incidents/${seeded.incidentId}/timeline/export?format=ledger`).set(auth).expect(200)).body;
+    expect(verifyBundle(asBundle(bundle))).toMatchObject({ intact: true, chain: clearance });
+    const bundleText = JSON.stringify(bundle);
+    for (const e of seeded.events) {
+      if (!visibleTo(clearance, e)) expect(bundleText).not.toContain(e.secret);
+      else if (missing([...access], e).length) for (const field of ['content', 'host', 'title', 'origin', 'fingerprint', 'email']) expect(bundleText).not.toContain(`${field}-${e.secret}`);
     }
 
     // Export, Markdown: one section per visible event, secrets only where granted
@@ -309,6 +319,8 @@ describe('fail-closed: POLICY_MODE=opa with no OPA running', () => {
     ['query', () => t.http().post('/api/v1/timeline/query').send({ incident_id: incidentId })],
     ['export JSON', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export`)],
     ['export Markdown', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export?format=markdown`)],
+    ['ledger bundle', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/export?format=ledger`)],
+    ['ledger verification', () => t.http().get(`/api/v1/incidents/${incidentId}/timeline/verify`)],
   ])('refuses the %s with 503 and no event data', async (_, call) => {
     const res = await call().set(auth);
     expectError(res, 503, /policy decision point is unavailable/);
@@ -322,6 +334,7 @@ describe('fail-closed: POLICY_MODE=opa with no OPA running', () => {
     ['a query without matches', () => t.http().post('/api/v1/timeline/query').send({ correlation_key: 'nothing-has-this-key' })],
     ['the timeline of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline')],
     ['the export of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline/export')],
+    ['the verification of an unknown incident', () => t.http().get('/api/v1/incidents/INC-00000000/timeline/verify')],
   ])('answers %s with the same 503, whatever is stored', async (_, call) => {
     const known = await t.http().get('/api/v1/timeline/events/fc-1').set(auth);
     const res = await call().set(auth);

@@ -21,6 +21,8 @@ export interface AppConfig {
   warRoomUrlTemplate: string | null;
   /** The web console's OpenID Connect client id at JWT_ISSUER (production sign-in); null: the console offers none. */
   consoleOidcClientId: string | null;
+  /** Signs ledger heads: an Ed25519 PKCS#8 PEM key or a path to one; unset, a development key generated into DATA_DIR. */
+  ledgerSigningKey: string | null;
   http: HttpConfig;
   webhooks: WebhooksConfig;
   live: LiveConfig;
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     consoleOidcClientId: consoleOidcClientId(env),
+    ledgerSigningKey: env.LEDGER_SIGNING_KEY || null,
     http: httpConfig(env),
     webhooks: webhooksConfig(env),
     live: {

@@ -37,6 +37,10 @@ export const CONFIG_SCHEMA = {
     OPA_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: 60000, default: 500 },
     WAR_ROOM_URL: { type: 'string', description: 'Template with {id}' },
     CONSOLE_OIDC_CLIENT_ID: { type: 'string', description: "The web console's OpenID Connect client id at JWT_ISSUER (authorization code with PKCE); unset: no production sign-in" },
+    LEDGER_SIGNING_KEY: {
+      type: 'string',
+      description: 'Ed25519 private key (PKCS#8 PEM, or a path to one) that signs ledger heads; a restart with a new one rotates (the old stays published as retired). Default: a key generated into DATA_DIR/ledger-signing-key.pem',
+    },
     CORS_ORIGINS: { type: 'string', description: 'Comma-separated browser origins allowed to call the API, e.g. https://app.example.com; none by default' },
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 600000, default: 30000, description: 'Time for a whole request to arrive; slower clients get 408' },
     SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: 600000, default: 10000, description: 'On SIGTERM, time for in-flight requests to finish' },

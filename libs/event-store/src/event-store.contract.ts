@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@im/cloudevents';
+import { CHAINS, chainsOf, linkHash, jcs, storedCommittedForm, type LedgerRecord } from '@im/ledger-proof';
 import { DuplicateEventError, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port';
 
 export interface EventStoreHarness {
@@ -261,6 +262,47 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       await expect(reopened.append(stream, [event()], 'no_stream')).rejects.toBeInstanceOf(
         WrongExpectedRevisionError,
       );
+    });
+
+    /** Every link of every chain recomputed from the events and their salts; throws at the first that does not hold. */
+    const expectChained = (read: RecordedEvent[]) => {
+      const heads: Record<string, { n: number; hash: string } | undefined> = {};
+      for (const recorded of read) {
+        const ledger = recorded.ledger as LedgerRecord;
+        const committed = jcs(storedCommittedForm(recorded.event as unknown as Record<string, unknown>, ledger.salts));
+        for (const chain of CHAINS) {
+          const before = heads[chain];
+          if (chainsOf(recorded.event as unknown as Record<string, unknown>).includes(chain)) {
+            const n = (before?.n ?? 0) + 1;
+            expect(ledger.heads[chain]).toEqual({ n, hash: linkHash(chain, n, before?.hash ?? null, committed) });
+          } else expect(ledger.heads[chain]).toEqual(before);
+          heads[chain] = ledger.heads[chain];
+        }
+      }
+    };
+
+    it('stores each event with a salt per redactable member and its link in every chain that holds it, and answers the heads', async () => {
+      expect(await store.ledgerHeads(stream)).toEqual({});
+      const secret = { ...event('im.test.a', { content: 'secret', severity: 'SEV-2' }), 'im.actor': 'ann', 'im.visibility': 'public' } as CloudEvent;
+      await store.append(stream, [secret, event('im.test.b')], 'no_stream');
+      await store.append(stream, [{ ...event('im.test.c'), 'im.visibility': 'confidential' } as CloudEvent], 1n);
+      const read = await store.readStream(stream);
+      expect(Object.keys(read[0].ledger!.salts)).toEqual(['/data/content', '/im.actor']);
+      for (const salt of Object.values(read[0].ledger!.salts)) expect(Buffer.from(salt, 'base64url')).toHaveLength(16);
+      expect(read[2].ledger!.heads).toMatchObject({ public: { n: 1 }, internal: { n: 2 }, restricted: { n: 2 }, confidential: { n: 3 } });
+      expectChained(read);
+      expect(await store.ledgerHeads(stream)).toEqual(read[2].ledger!.heads);
+      expect((await store.readStream(stream, 2n))[0].ledger).toEqual(read[2].ledger);
+    });
+
+    it('chains concurrent appends at any, and goes on from the last links when opened again', async () => {
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store.append(stream, [event(`im.test.${i}`)], 'any')));
+      await store.close();
+      const reopened = await open();
+      await reopened.append(stream, [event('im.test.after')], 7n);
+      const read = await reopened.readStream(stream);
+      expect(read.map((r) => r.ledger!.heads.internal!.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expectChained(read);
     });
 
     it('keeps dedup keys when opened again', async () => {

@@ -1,4 +1,5 @@
 import type { CloudEvent } from '@im/cloudevents';
+import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
 
 /** Nest injection token of the EventStore port. */
 export const EVENT_STORE = Symbol('EVENT_STORE');
@@ -18,6 +19,8 @@ export interface RecordedEvent {
   /** RFC 3339 UTC time the store committed the event. */
   recordedAt: string;
   event: CloudEvent;
+  /** The event's salts and chain links (docs/_pending/ledger.md): given by readStream and by append, not by readAll. */
+  ledger?: LedgerRecord;
 }
 
 export interface AppendResult {
@@ -48,13 +51,16 @@ export interface AppendOptions {
 
 export interface EventStore {
   /**
-   * Appends atomically; throws WrongExpectedRevisionError when the stream is
+   * Appends atomically, each event with its ledger record: salts drawn now and the links
+   * chained from the stream's last ones (chainLedger). Throws WrongExpectedRevisionError when the stream is
    * not where the caller expected, DuplicateEventError when a dedup key is taken.
    */
   append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** The first event appended with this dedup key, if any. */
   findByDedupKey(key: string): Promise<RecordedEvent | undefined>;
-  /** The stream's events in order from `fromRevision` (default 0); empty when there are none. */
+  /** The last link of each of the stream's chains (none for an empty stream), read from its last event alone. */
+  ledgerHeads(streamId: string): Promise<ChainHeads>;
+  /** The stream's events in order from `fromRevision` (default 0), with their ledger records; empty when there are none. */
   readStream(streamId: string, fromRevision?: bigint): Promise<RecordedEvent[]>;
   /** Up to `limit` events with a position greater than `after` (0n = from the start). */
   readAll(after: bigint, limit: number): Promise<RecordedEvent[]>;

@@ -4,3 +4,4 @@
 export * from './event-store.port';
 export * from './follow-log';
 export * from './storage-fault';
+export * from './ledger-chaining';

@@ -10,6 +10,6 @@ describe('parseTimelineExportFormat (GET /api/v1/incidents/:id/timeline/export)'
   });
 
   it.each(['md', '', ['json', 'markdown']])('refuses %j', (format) => {
-    expect(() => parseTimelineExportFormat(format)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'format must be json or markdown' }));
+    expect(() => parseTimelineExportFormat(format)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'format must be json or markdown or ledger' }));
   });
 });

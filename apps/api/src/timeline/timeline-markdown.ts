@@ -1,3 +1,4 @@
+import type { SignedHead } from '@im/ledger-proof';
 import type { TimelineEntry } from '@im/read-models';
 
 /**
@@ -32,8 +33,11 @@ const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).
 
 const dataValue = (value: unknown) => inline(typeof value === 'string' ? value : JSON.stringify(value));
 
-/** The Markdown export layout of interface.md. */
-export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntry[], generatedAt: string): string {
+/**
+ * The Markdown export layout of interface.md, ending with the signed head of the reader's
+ * chain and how to verify it (paragraphs only: no rule or list, which stand for events).
+ */
+export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntry[], generatedAt: string, head?: SignedHead): string {
   const lines = [`# Timeline: ${inline(incidentId)}`, '', `Incident: ${inline(incidentId)}`, '', `Generated: ${generatedAt}`, ''];
   for (const entry of entries) {
     lines.push('---', '', `## ${entry.eventTime} - ${inline(entry.eventType)}`, '');
@@ -45,6 +49,13 @@ export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntr
     // The key opens the list item's content: it could open a block there.
     data.forEach(([key, value]) => lines.push(`- ${inert(inline(key))}: ${dataValue(value)}`));
     lines.push('');
+  }
+  if (head) {
+    lines.push(`Ledger head: chain ${head.chain}, n ${head.n}, hash ${String(head.hash)}, key ${inline(head.kid)}, signed at ${head.signed_at}`, '');
+    lines.push(
+      `Verify: save GET /api/v1/incidents/${inline(incidentId)}/timeline/export?format=ledger as bundle.json, then run npm run verify -- bundle.json --key SERVICE_URL/api/v1/ledger/keys`,
+      '',
+    );
   }
   return lines.join('\n');
 }

@@ -1,12 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NotFoundError } from '@im/incidents';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
+import { incidentStreamId, NotFoundError } from '@im/incidents';
 import type { PolicyAction, RedactedEntry } from '@im/policy';
-import { TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
+import { TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow, toTimelineEntry, toTimelineRecord } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { TimelineAuthorizer } from './timeline-authorizer';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
+
+/** A stored event of an incident's stream and how the caller is shown it (undefined: withheld). */
+export interface LedgerEntry {
+  recorded: RecordedEvent;
+  shown: RedactedEntry | undefined;
+}
 
 export interface TimelinePage {
   entries: RedactedEntry[];
@@ -31,6 +38,7 @@ export class TimelineReader {
     private readonly authorizer: TimelineAuthorizer,
     private readonly cursors: TimelineCursors,
     private readonly incidents: IncidentQueryService,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
   ) {}
 
   async event(caller: Principal, eventId: string): Promise<RedactedEntry> {
@@ -65,18 +73,26 @@ export class TimelineReader {
     return this.page(caller, 'timeline.query', query, cursor);
   }
 
-  /** The whole timeline the caller may see, oldest first. */
-  async export(caller: Principal, incidentId: string): Promise<RedactedEntry[]> {
-    const shown: RedactedEntry[] = [];
-    let after: TimelineQuery['after'];
-    for (;;) {
-      const rows = await this.timeline.list({ incidentId, order: 'asc', limit: BATCH, after });
-      shown.push(...(await this.authorize(caller, 'timeline.export', rows)).map((s) => s.entry));
-      if (rows.length < BATCH) break;
-      after = positionOf(rows[rows.length - 1]);
+  /**
+   * The incident's stream as stored (with its ledger records, in stream order), each event
+   * shown or withheld and redacted exactly as an export shows it: what the ledger export and
+   * its verification are made of. An event whose time cannot be read is withheld.
+   */
+  async ledger(caller: Principal, incidentId: string): Promise<LedgerEntry[]> {
+    const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
+    const shown = new Map<bigint, RedactedEntry>();
+    for (let from = 0; from === 0 || from < stream.length; from += BATCH) {
+      const rows = stream.slice(from, from + BATCH).flatMap((recorded) => {
+        try {
+          return [{ entry: toTimelineEntry(toTimelineRecord(recorded)), position: recorded.position }];
+        } catch {
+          return [];
+        }
+      });
+      for (const { row, entry } of await this.authorize(caller, 'timeline.export', rows)) shown.set(row.position, entry);
     }
     await this.requireIncident(caller, incidentId);
-    return shown;
+    return stream.map((recorded) => ({ recorded, shown: shown.get(recorded.position) }));
   }
 
   /**

@@ -2,6 +2,7 @@ import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { BATCH_MEDIA_TYPE, MAX_BATCH_EVENTS } from '@im/cloudevents';
 import { ApiErrors, apiDocs, ref } from '../diagnostics/api-docs.decorators';
+import { LEDGER_JWK } from '../ledger-proof/ledger.api-docs';
 import { TIMELINE_EXPORT_FORMATS } from './timeline-export.query';
 import { DEFAULT_TIMELINE_LIMIT, MAX_TIMELINE_LIMIT, TIMELINE_ORDERS, TIMELINE_SEARCH_CRITERIA } from './timeline-filter';
 
@@ -61,6 +62,47 @@ const SEARCH_BODY = {
     to_time: { type: 'string', format: 'date-time' },
     limit: LIMIT,
     order: { type: 'string', enum: [...TIMELINE_ORDERS] },
+  },
+};
+
+const CHAIN = { type: 'string', enum: ['public', 'internal', 'restricted', 'confidential'] };
+const SIGNED_HEAD = {
+  type: 'object',
+  required: ['incident_id', 'chain', 'n', 'hash', 'signed_at', 'kid', 'sig'],
+  properties: {
+    incident_id: { type: 'string' },
+    chain: CHAIN,
+    n: { type: 'integer' },
+    hash: { type: 'string', nullable: true },
+    signed_at: { type: 'string', format: 'date-time' },
+    kid: { type: 'string' },
+    sig: { type: 'string', description: 'base64url Ed25519 signature over the JCS of the head without sig' },
+  },
+};
+const LEDGER_BUNDLE = {
+  type: 'object',
+  required: ['format', 'incident_id', 'events', 'head', 'keys'],
+  properties: {
+    format: { type: 'string', enum: ['im-ledger/1'] },
+    incident_id: { type: 'string' },
+    events: { type: 'array', items: ref('CloudEvent') },
+    head: SIGNED_HEAD,
+    keys: { type: 'array', items: LEDGER_JWK },
+  },
+};
+const VERIFY_ANSWER = {
+  type: 'object',
+  required: ['intact', 'chain'],
+  properties: {
+    intact: { type: 'boolean' },
+    chain: CHAIN,
+    n: { type: 'integer', description: 'When intact: the events in the chain' },
+    head: { type: 'string', nullable: true, description: "When intact: the last link's hash" },
+    broken_at: {
+      type: 'object',
+      required: ['n', 'event_id', 'reason'],
+      properties: { n: { type: 'integer' }, event_id: { type: 'string', nullable: true }, reason: { type: 'string' } },
+    },
   },
 };
 
@@ -124,16 +166,26 @@ export const TimelineApiDocs = {
   ),
 
   export: apiDocs(
-    ApiOperation({ summary: 'The whole timeline as the caller may see it: JSON CloudEvents or Markdown; needs timeline.exporter' }),
+    ApiOperation({
+      summary: 'The whole timeline as the caller may see it: JSON CloudEvents, Markdown, or the verifiable ledger bundle; needs timeline.exporter',
+      description:
+        "Each JSON event carries `im.ledger`, its link in the caller's chain (their clearance). `format=ledger` answers the bundle `npm run verify` checks; Markdown ends with the signed head.",
+    }),
     ApiQuery({ name: 'format', required: false, enum: [...TIMELINE_EXPORT_FORMATS] }),
     ApiResponse({
       status: 200,
-      description: 'JSON (the default): an array of CloudEvents; Markdown: the audit layout',
+      description: 'JSON (the default): an array of CloudEvents; Markdown: the audit layout; ledger: the bundle',
       content: {
-        'application/json': { schema: { type: 'array', items: ref('CloudEvent') } },
+        'application/json': { schema: { oneOf: [{ type: 'array', items: ref('CloudEvent') }, LEDGER_BUNDLE] } },
         'text/markdown': { schema: { type: 'string' } },
       },
     }),
     ApiErrors(400, 404),
+  ),
+
+  verify: apiDocs(
+    ApiOperation({ summary: "Recomputes the caller's chain of the incident from the stored events: intact, or the first event that breaks it; needs timeline.exporter" }),
+    ApiResponse({ status: 200, description: 'The verdict', schema: VERIFY_ANSWER }),
+    ApiErrors(404),
   ),
 };

@@ -11,6 +11,8 @@ import { type TimelineEventView, toTimelineEventView } from './timeline-event.vi
 import { parseTimelineExportFormat } from './timeline-export.query';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
 import { renderTimelineMarkdown } from './timeline-markdown';
+import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
+import type { LedgerBundle } from '@im/ledger-proof';
 import { type TimelinePage, TimelineReader } from './timeline-reader.service';
 import { TimelineApiDocs } from './timeline.api-docs';
 
@@ -30,6 +32,7 @@ export class TimelineController {
   constructor(
     private readonly appender: TimelineAppendHandler,
     private readonly reader: TimelineReader,
+    private readonly ledger: LedgerExports,
   ) {}
 
   /** A CloudEvent in any content mode of the HTTP binding: structured, binary or a batch (200 with one result per event). */
@@ -90,13 +93,23 @@ export class TimelineController {
     @Query('format') format: unknown,
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown> {
+  ): Promise<unknown[] | string | LedgerBundle> {
     const asked = parseTimelineExportFormat(format);
-    const entries = (await this.reader.export(caller, id)).map((shown) => shown.entry);
+    const exported = await this.ledger.export(caller, id);
+    if (asked === 'ledger') return this.ledger.bundle(id, exported);
+    const events = inTimelineOrder(exported.events);
     if (asked === 'markdown') {
       void reply.header('content-type', 'text/markdown; charset=utf-8');
-      return renderTimelineMarkdown(id, entries, new Date().toISOString());
+      return renderTimelineMarkdown(id, events.map((e) => e.shown.entry), new Date().toISOString(), exported.head);
     }
-    return entries.map((entry) => entry.event);
+    return events.map((e) => e.event);
+  }
+
+  /** Recomputes the caller's chain of the incident from the stored events. */
+  @Get('incidents/:id/timeline/verify')
+  @RequireRole(TIMELINE_ROLES.exporter)
+  @TimelineApiDocs.verify
+  verify(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<VerifyAnswer> {
+    return this.ledger.verify(caller, id);
   }
 }

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerExports } from '../ledger-proof/ledger-exports';
+import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
 import { FingerprintClaims } from './fingerprint-claims';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
@@ -10,7 +12,7 @@ import { TimelineReader } from './timeline-reader.service';
 import { TimelineAuthorizer } from './timeline-authorizer';
 
 @Module({
-  imports: [LedgerModule, IncidentsModule],
+  imports: [LedgerModule, IncidentsModule, LedgerProofModule],
   controllers: [TimelineController],
   providers: [
     TimelineAppendHandler,
@@ -18,6 +20,7 @@ import { TimelineAuthorizer } from './timeline-authorizer';
     TimelineAuthorizer,
     FingerprintClaims,
     TimelineCursors,
+    LedgerExports,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
   exports: [TimelineReader, TimelineCursors, FingerprintClaims, TimelineAppendHandler],

@@ -19,6 +19,7 @@ interface StoredEvent {
   id: string;
   type: string;
   data: unknown;
+  metadata?: unknown;
   isJson: true;
   revision: bigint;
   position: Position;
@@ -69,7 +70,8 @@ export class KurrentDbStandIn {
       // Stream metadata is an event in the stream's metadata stream, as on the server.
       setStreamMetadata: async (streamName: string, metadata: Record<string, unknown>) =>
         this.apply([{ streamName: `$$${streamName}`, events: [jsonEvent({ type: '$metadata', data: metadata })], expectedState: ANY }]),
-      readStream: (streamName: string, options: { fromRevision?: 'start' | bigint; maxCount?: number } = {}) => this.readStream(streamName, options),
+      readStream: (streamName: string, options: { fromRevision?: 'start' | 'end' | bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}) =>
+        this.readStream(streamName, options),
       readAll: (options: { fromPosition?: 'start' | 'end' | Position; maxCount?: number; direction?: 'forwards' | 'backwards'; filter?: Filter } = {}) =>
         this.readAll(options),
       subscribeToAll: (options: { fromPosition?: 'start' | Position; filter?: Filter } = {}) => {
@@ -112,7 +114,9 @@ export class KurrentDbStandIn {
       for (const event of request.events) {
         const revision = (this.lastRevision(request.streamName) ?? -1n) + 1n;
         const n = BigInt(this.log.length + 1);
-        const stored: StoredEvent = { streamId: request.streamName, id: event.id, type: event.type, data: event.data, isJson: true, revision, position: { commit: n, prepare: n }, created: new Date() };
+        // Event metadata as the client reads it back: the JSON object the append sent.
+        const metadata = event.metadata === undefined ? undefined : JSON.parse(JSON.stringify(event.metadata));
+        const stored: StoredEvent = { streamId: request.streamName, id: event.id, type: event.type, data: event.data, metadata, isJson: true, revision, position: { commit: n, prepare: n }, created: new Date() };
         this.log.push(stored);
         for (const subscription of this.live) if (matches(stored, subscription.prefixes)) subscription.stream.push({ event: stored });
       }
@@ -120,10 +124,18 @@ export class KurrentDbStandIn {
     });
   }
 
-  private async *readStream(streamName: string, { fromRevision = 'start', maxCount = Infinity }: { fromRevision?: 'start' | bigint; maxCount?: number }) {
+  private async *readStream(
+    streamName: string,
+    { fromRevision = 'start', maxCount = Infinity, direction = 'forwards' }: { fromRevision?: 'start' | 'end' | bigint; maxCount?: number; direction?: 'forwards' | 'backwards' },
+  ) {
     const events = this.log.filter((event) => event.streamId === streamName);
     if (events.length === 0) throw new StreamNotFoundError(undefined, streamName);
-    const from = fromRevision === 'start' ? 0n : fromRevision;
+    if (direction === 'backwards') {
+      const from = typeof fromRevision === 'bigint' ? fromRevision : events[events.length - 1].revision;
+      for (const event of events.filter((e) => e.revision <= from).reverse().slice(0, maxCount)) yield { event };
+      return;
+    }
+    const from = typeof fromRevision === 'bigint' ? fromRevision : 0n;
     for (const event of events.filter((e) => e.revision >= from).slice(0, maxCount)) yield { event };
   }
 

@@ -4,6 +4,8 @@ import {
   type AllStreamSubscription,
   type AppendStreamRequest,
   type AppendStreamState,
+  BACKWARDS,
+  END,
   type EventData,
   type Filter,
   jsonEvent,
@@ -20,6 +22,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CloudEvent } from '@im/cloudevents';
+import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
 import {
   type AppendOptions,
   type AppendResult,
@@ -31,6 +34,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
+import { chainLedger, headsAfter } from '../../ledger-chaining';
 
 /**
  * A log position as one bigint: commit position in the high 64 bits, prepare
@@ -82,6 +86,26 @@ function streamState(expected: ExpectedRevision): AppendStreamState {
   }
 }
 
+/**
+ * The event metadata property holding the ledger record (JSON text: a multi-stream append
+ * takes only string properties). The stream's last event's record holds its chain heads.
+ */
+const LEDGER_METADATA = 'im.ledger';
+
+const ledgerOf = (metadata: unknown): LedgerRecord | undefined => {
+  const text = (metadata as Record<string, unknown> | undefined)?.[LEDGER_METADATA];
+  return typeof text === 'string' ? (JSON.parse(text) as LedgerRecord) : undefined;
+};
+
+/** Appends that another writer overtook between reading the stream's last event and appending after it, retried from the new last event. */
+const LEDGER_RETRIES = 10;
+
+/** The state an append is made at so that no other append lands between the last event read and it. */
+function pinned(expected: ExpectedRevision, last: bigint | undefined): ExpectedRevision {
+  if (expected === 'any' || (expected === 'stream_exists' && last !== undefined)) return last ?? 'no_stream';
+  return expected;
+}
+
 /** What a reservation records: the event that took the key. */
 interface Reservation {
   streamId: string;
@@ -112,17 +136,51 @@ export class KurrentDbEventStore implements EventStore {
     this.filter = streamNameFilter({ prefixes: [...options.streamPrefixes] });
   }
 
+  /**
+   * The ledger records chain from the stream's last event's metadata, and the append is made at
+   * that event's revision, so the links hold even when the caller appends at `any`.
+   */
   async append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
-    const records = events.map((event) => jsonEvent({ id: eventUuid(event, streamId), type: event.type, data: event as unknown as Record<string, unknown> }));
     const keys = [...new Set(options.dedupKeys ?? [])];
-    try {
-      return keys.length ? await this.appendReserving(streamId, records, expected, keys) : await this.appendOnly(streamId, records, expected);
-    } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      const taken = keys.find((key) => dedupStreamId(key) === error.streamName);
-      if (taken !== undefined) throw new DuplicateEventError(taken, await this.owner(taken));
-      throw new WrongExpectedRevisionError(streamId, expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
+    for (let attempt = 0; ; attempt++) {
+      const last = await this.lastEvent(streamId);
+      const state = pinned(expected, last?.revision);
+      const ledger = chainLedger(headsAfter(last?.ledger), events);
+      const records = events.map((event, i) =>
+        jsonEvent({
+          id: eventUuid(event, streamId),
+          type: event.type,
+          data: event as unknown as Record<string, unknown>,
+          metadata: { [LEDGER_METADATA]: JSON.stringify(ledger[i]) },
+        }),
+      );
+      try {
+        return keys.length ? await this.appendReserving(streamId, records, state, keys) : await this.appendOnly(streamId, records, state);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        const taken = keys.find((key) => dedupStreamId(key) === error.streamName);
+        if (taken !== undefined) throw new DuplicateEventError(taken, await this.owner(taken));
+        if (state !== expected && attempt < LEDGER_RETRIES) continue;
+        throw new WrongExpectedRevisionError(streamId, expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
+      }
     }
+  }
+
+  /** The stream's last event: its revision and ledger record (one read, however long the stream). */
+  private async lastEvent(streamId: string): Promise<{ revision: bigint; ledger?: LedgerRecord } | undefined> {
+    try {
+      for await (const resolved of this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        if (resolved.event) return { revision: resolved.event.revision, ledger: ledgerOf(resolved.event.metadata) };
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return undefined;
+      throw error;
+    }
+    return undefined;
+  }
+
+  async ledgerHeads(streamId: string): Promise<ChainHeads> {
+    return headsAfter((await this.lastEvent(streamId))?.ledger);
   }
 
   private async appendOnly(streamId: string, records: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -167,7 +225,7 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   private async readRaw(streamId: string, fromRevision = 0n) {
-    const out: { data: unknown; revision: bigint; position?: Position; created: Date; streamId: string }[] = [];
+    const out: { data: unknown; metadata?: unknown; revision: bigint; position?: Position; created: Date; streamId: string }[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, { fromRevision: fromRevision === 0n ? START : fromRevision })) {
         if (resolved.event) out.push(resolved.event as (typeof out)[number]);
@@ -180,13 +238,18 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   async readStream(streamId: string, fromRevision = 0n): Promise<RecordedEvent[]> {
-    return (await this.readRaw(streamId, fromRevision)).map((event) => ({
-      streamId,
-      revision: event.revision,
-      position: event.position ? packPosition(event.position) : 0n,
-      recordedAt: event.created.toISOString(),
-      event: event.data as CloudEvent,
-    }));
+    return (await this.readRaw(streamId, fromRevision)).map((event) => {
+      const recorded: RecordedEvent = {
+        streamId,
+        revision: event.revision,
+        position: event.position ? packPosition(event.position) : 0n,
+        recordedAt: event.created.toISOString(),
+        event: event.data as CloudEvent,
+      };
+      const ledger = ledgerOf(event.metadata);
+      if (ledger) recorded.ledger = ledger;
+      return recorded;
+    });
   }
 
   async readAll(after: bigint, limit: number): Promise<RecordedEvent[]> {

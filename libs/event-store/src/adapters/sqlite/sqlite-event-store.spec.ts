@@ -1,8 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { generateKeyPairSync } from 'node:crypto';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@im/cloudevents';
 import { DuplicateEventError, WrongExpectedRevisionError } from '../../event-store.port';
+import { BUNDLE_FORMAT, chainView, type LedgerBundle, type LedgerEvent, type LedgerRecord, publicJwkOf, signHead, type StoredLedgerEvent, verifyBundle } from '@im/ledger-proof';
 import { SqliteEventStore } from './sqlite-event-store';
 
 /** While set, the log's fdatasync fails with it (an EIO the disk reported). */
@@ -72,3 +75,59 @@ describe('the SQLite event store, appends committed in one batch', () => {
     }
   });
 });
+
+describe('the SQLite event store on a ledger written before salts and links', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-ledger-upgrade-'));
+  const file = join(dir, 'events.sqlite');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('adds them in place at start, changing no event, so every chain verifies and goes on', async () => {
+    // A data directory the service wrote before this change (test/fixtures/data-before-ledger).
+    copyFileSync(join(__dirname, '../../../../../test/fixtures/data-before-ledger/events.sqlite'), file);
+    const rowsOf = () => {
+      const db = new Database(file, { readonly: true });
+      const rows = db.prepare('SELECT position, stream_id, revision, event_id, type, recorded_at, body FROM events ORDER BY position').all();
+      db.close();
+      return rows;
+    };
+    const before = rowsOf();
+    expect(before.length).toBeGreaterThan(10);
+
+    const store = new SqliteEventStore(file);
+    const streams = [...new Set(before.map((row) => (row as { stream_id: string }).stream_id))];
+    const records = new Map<string, LedgerRecord[]>();
+    for (const stream of streams) {
+      const read = await store.readStream(stream);
+      expect(read.every((r) => r.ledger !== undefined)).toBe(true);
+      const bundle = exported(read.map((r) => ({ event: r.event as unknown as LedgerEvent, ledger: r.ledger! })));
+      expect(verifyBundle(bundle)).toMatchObject({ intact: true, n: bundle.events.length });
+      records.set(stream, read.map((r) => r.ledger!));
+    }
+    const [first] = streams;
+    await store.append(first, [note('after-upgrade')], 'stream_exists');
+    const after = await store.readStream(first);
+    expect(verifyBundle(exported(after.map((r) => ({ event: r.event as unknown as LedgerEvent, ledger: r.ledger! }))))).toMatchObject({ intact: true });
+    await store.close();
+
+    expect(rowsOf().slice(0, before.length)).toEqual(before);
+    // Opened again: nothing left to upgrade, nothing redrawn.
+    const reopened = new SqliteEventStore(file);
+    for (const stream of streams) expect((await reopened.readStream(stream)).slice(0, records.get(stream)!.length).map((r) => r.ledger)).toEqual(records.get(stream));
+    await reopened.close();
+  });
+});
+
+/** The confidential chain of a stream as a bundle signed with a throwaway key. */
+function exported(stream: StoredLedgerEvent[]): LedgerBundle {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const key = publicJwkOf(privateKey);
+  const incident = String(stream[0].event.subject ?? '').replace('incident/', '');
+  const last = stream[stream.length - 1].ledger!.heads.confidential!;
+  return {
+    format: BUNDLE_FORMAT,
+    incident_id: incident,
+    events: chainView(stream, 'confidential', (s) => s.event).map((v) => v.event),
+    head: signHead({ incident_id: incident, chain: 'confidential', n: last.n, hash: last.hash, signed_at: new Date().toISOString(), kid: key.kid }, privateKey),
+    keys: [key],
+  };
+}

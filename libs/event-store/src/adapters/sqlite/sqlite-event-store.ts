@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
+import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
 import {
   type AppendOptions,
   type AppendResult,
@@ -14,6 +15,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
+import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { TickBatch } from './tick-batch';
 
 interface EventRow {
@@ -22,6 +24,8 @@ interface EventRow {
   revision: number;
   recorded_at: string;
   body: string;
+  /** The ledger record (JSON); absent where a query does not read it. */
+  ledger?: string | null;
 }
 
 interface PendingAppend {
@@ -94,6 +98,7 @@ export class SqliteEventStore implements EventStore {
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendBatch;
+  private readonly selectLastLedger;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
@@ -120,13 +125,15 @@ export class SqliteEventStore implements EventStore {
         position INTEGER NOT NULL
       ) WITHOUT ROWID;
     `);
+    upgradeLedger(this.db);
     this.insertEvent = this.db.prepare(
-      `INSERT INTO events (stream_id, revision, event_id, type, recorded_at, body)
-       VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (stream_id, revision, event_id, type, recorded_at, body, ledger)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
     this.selectHeads = this.db.prepare(
       `SELECT wanted.value AS stream_id, (SELECT MAX(revision) FROM events WHERE stream_id = wanted.value) AS revision FROM json_each(?) AS wanted`,
     );
+    this.selectLastLedger = this.db.prepare(`SELECT ledger FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1`).pluck();
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
@@ -135,7 +142,7 @@ export class SqliteEventStore implements EventStore {
     this.dedupLookups = new TickBatch<string, number | undefined>((keys) => this.takenKeys(keys));
     // Each wanted read is [stream id, from revision]; rows come grouped by read, in revision order.
     this.selectStreams = this.db.prepare(
-      `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body
+      `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body, e.ledger
        FROM json_each(?) AS read CROSS JOIN events AS e
        WHERE e.stream_id = read.value ->> 0 AND e.revision >= read.value ->> 1
        ORDER BY read.key, e.revision`,
@@ -257,11 +264,12 @@ export class SqliteEventStore implements EventStore {
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
+    const ledger = chainLedger(this.lastHeads(streamId), events);
     // The events themselves, not their JSON read back: they are JSON values (a parsed body or built by the service), so equal to what a read gives.
-    const recorded = events.map((event): RecordedEvent => {
+    const recorded = events.map((event, i): RecordedEvent => {
       revision += 1;
-      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, JSON.stringify(event));
-      return { streamId, revision: BigInt(revision), position: BigInt(lastInsertRowid), recordedAt, event };
+      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, JSON.stringify(event), JSON.stringify(ledger[i]));
+      return { streamId, revision: BigInt(revision), position: BigInt(lastInsertRowid), recordedAt, event, ledger: ledger[i] };
     });
     heads.set(streamId, revision);
     const position = Number(recorded[0].position);
@@ -271,6 +279,16 @@ export class SqliteEventStore implements EventStore {
     }
     const last = recorded[recorded.length - 1];
     return { result: { nextExpectedRevision: last.revision, position: last.position, recorded }, recorded };
+  }
+
+  /** The stream's chain heads, from its last event's record (inside the append's transaction: what the batch appended before counts). */
+  private lastHeads(streamId: string): ChainHeads {
+    return headsAfter(parseLedger(this.selectLastLedger.get(streamId) as string | null | undefined));
+  }
+
+  async ledgerHeads(streamId: string): Promise<ChainHeads> {
+    if (this.unsynced) throw this.unsynced;
+    return this.lastHeads(streamId);
   }
 
   private eventAt(position: number): RecordedEvent {
@@ -396,11 +414,54 @@ function matches(expected: ExpectedRevision, actual: bigint | 'no_stream'): bool
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
-  return {
+  const recorded: RecordedEvent = {
     streamId: row.stream_id,
     revision: BigInt(row.revision),
     position: BigInt(row.position),
     recordedAt: row.recorded_at,
     event: JSON.parse(row.body) as CloudEvent,
   };
+  const ledger = parseLedger(row.ledger);
+  if (ledger) recorded.ledger = ledger;
+  return recorded;
+}
+
+const parseLedger = (text: string | null | undefined): LedgerRecord | undefined => (text ? (JSON.parse(text) as LedgerRecord) : undefined);
+
+/** Events per transaction of the upgrade: a start cut short keeps what it upgraded and goes on from there. */
+const UPGRADE_BATCH = 1000;
+
+/**
+ * A ledger written before the ledger had salts and links gets them in place: a `ledger`
+ * column, filled for every event without one, stream by stream in revision order from the
+ * record of the event before (so an upgrade cut short resumes). No event body changes.
+ */
+function upgradeLedger(db: Database.Database): void {
+  const columns = db.prepare(`SELECT name FROM pragma_table_info('events')`).pluck().all() as string[];
+  if (!columns.includes('ledger')) db.exec(`ALTER TABLE events ADD COLUMN ledger TEXT`);
+  // Holds only events still to upgrade: empty once done, so later starts find nothing at once.
+  db.exec(`CREATE INDEX IF NOT EXISTS events_without_ledger ON events (stream_id, revision) WHERE ledger IS NULL`);
+  const pending = db.prepare(
+    `SELECT position, stream_id, revision, body FROM events WHERE (stream_id, revision) > (?, ?) AND ledger IS NULL ORDER BY stream_id, revision LIMIT ${UPGRADE_BATCH}`,
+  );
+  const recordAt = db.prepare(`SELECT ledger FROM events WHERE stream_id = ? AND revision = ?`).pluck();
+  const update = db.prepare(`UPDATE events SET ledger = ? WHERE position = ?`);
+  let after: [string, number] = ['', -1];
+  let stream: { id: string; revision: number; heads: ChainHeads } | undefined;
+  for (;;) {
+    const rows = pending.all(...after) as (EventRow & { revision: number })[];
+    if (rows.length === 0) return;
+    db.transaction(() => {
+      for (const row of rows) {
+        if (stream?.id !== row.stream_id || stream.revision !== row.revision - 1) {
+          stream = { id: row.stream_id, revision: row.revision - 1, heads: headsAfter(parseLedger(recordAt.get(row.stream_id, row.revision - 1) as string | undefined)) };
+        }
+        const [record] = chainLedger(stream.heads, [JSON.parse(row.body) as CloudEvent]);
+        update.run(JSON.stringify(record), row.position);
+        stream = { id: row.stream_id, revision: row.revision, heads: record.heads };
+      }
+    })();
+    const last = rows[rows.length - 1];
+    after = [last.stream_id, last.revision];
+  }
 }

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { BUNDLE_FORMAT, type Chain, chainView, type LedgerBundle, type LedgerEvent, type SignedHead, verifyBundle } from '@im/ledger-proof';
+import type { RedactedEntry } from '@im/policy';
+import type { Principal } from '../auth/principal';
+import { TimelineReader } from '../timeline/timeline-reader.service';
+import { LedgerKeys } from './ledger-keys';
+import { SignedHeads } from './signed-heads';
+
+/** An exported event: as the caller is shown it, with its `im.ledger` in the caller's chain. */
+export interface ExportedEvent {
+  shown: RedactedEntry;
+  position: bigint;
+  event: LedgerEvent;
+}
+
+/** The caller's view of an incident's ledger: the events in stream order and the chain's signed head. */
+export interface LedgerExport {
+  chain: Chain;
+  events: ExportedEvent[];
+  head: SignedHead;
+}
+
+/** The answer of GET /api/v1/incidents/{id}/timeline/verify. */
+export type VerifyAnswer =
+  | { intact: true; chain: Chain; n: number; head: string | null }
+  | { intact: false; chain: Chain; broken_at: { n: number; event_id: string | null; reason: string } };
+
+/**
+ * Exports of the verifiable ledger (docs/_pending/ledger.md): the caller's chain is their
+ * clearance; each event they are shown carries its link and the salts of what they see.
+ */
+@Injectable()
+export class LedgerExports {
+  constructor(
+    private readonly reader: TimelineReader,
+    private readonly heads: SignedHeads,
+    private readonly keys: LedgerKeys,
+  ) {}
+
+  /** Signs (and keeps) the chain's head unless `keep` is false. */
+  async export(caller: Principal, incidentId: string, keep = true): Promise<LedgerExport> {
+    const chain: Chain = caller.clearance;
+    const stream = await this.reader.ledger(caller, incidentId);
+    const views = chainView(
+      stream.map((entry) => ({ event: entry.recorded.event as unknown as LedgerEvent, ledger: entry.recorded.ledger, entry })),
+      chain,
+      (s) => s.entry.shown?.entry.event as unknown as LedgerEvent | undefined,
+    );
+    const events = views.map(({ stored, event }) => ({ shown: stored.entry.shown!, position: stored.entry.recorded.position, event }));
+    const last = stream.map((entry) => entry.recorded.ledger).filter((ledger) => ledger !== undefined).at(-1)?.heads[chain];
+    return { chain, events, head: this.heads.sign(incidentId, chain, last, keep) };
+  }
+
+  /** `?format=ledger`: the bundle an auditor keeps. */
+  bundle(incidentId: string, exported: LedgerExport): LedgerBundle {
+    return { format: BUNDLE_FORMAT, incident_id: incidentId, events: exported.events.map((e) => e.event), head: exported.head, keys: [this.keys.active] };
+  }
+
+  /** Recomputes the caller's chain from the stored events, as the verify command would from their export. */
+  async verify(caller: Principal, incidentId: string): Promise<VerifyAnswer> {
+    const exported = await this.export(caller, incidentId, false);
+    const verdict = verifyBundle(this.bundle(incidentId, exported), [this.keys.active]);
+    if (verdict.intact) return { intact: true, chain: exported.chain, n: verdict.n, head: verdict.head };
+    const at = verdict.brokenAt === 'head' ? { n: exported.events.length, event_id: (exported.events.at(-1)?.event.id as string | undefined) ?? null } : { n: verdict.brokenAt.n, event_id: verdict.brokenAt.eventId };
+    return { intact: false, chain: exported.chain, broken_at: { ...at, reason: verdict.reason } };
+  }
+}
+
+/** JSON and Markdown exports keep the timeline's order: event time, then log position. */
+export const inTimelineOrder = (events: ExportedEvent[]): ExportedEvent[] =>
+  [...events].sort((a, b) => (a.shown.entry.eventTime < b.shown.entry.eventTime ? -1 : a.shown.entry.eventTime > b.shown.entry.eventTime ? 1 : a.position < b.position ? -1 : a.position > b.position ? 1 : 0));

@@ -1,0 +1,80 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
+import { type Chain, chainsOf, type Link, type SignedHead, signHead } from '@im/ledger-proof';
+import { LedgerKeys } from './ledger-keys';
+
+/** Every head the service signs, one JSON line each, for the operator to ship where the server cannot rewrite it. */
+export const SIGNED_HEADS_FILE = 'ledger-heads.jsonl';
+/** How often the heads of chains that changed are signed. */
+export const HEAD_INTERVAL_MS = 60_000;
+const LOG_BATCH = 1000;
+
+/**
+ * Signs chain heads: on each export, and every minute for each chain that changed since
+ * (found by following the log from where the last round ended). Every signed head is
+ * appended to DATA_DIR/ledger-heads.jsonl and logged.
+ */
+@Injectable()
+export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('SignedHeads');
+  private readonly file: string;
+  private position: bigint | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private round: Promise<void> = Promise.resolve();
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly keys: LedgerKeys,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.file = join(config.dataDir, SIGNED_HEADS_FILE);
+  }
+
+  /** The chain's head signed now, kept in the heads file unless `keep` is false (a verification keeps nothing). */
+  sign(incidentId: string, chain: Chain, last: Link | undefined, keep = true): SignedHead {
+    const head = signHead(
+      { incident_id: incidentId, chain, n: last?.n ?? 0, hash: last?.hash ?? null, signed_at: new Date().toISOString(), kid: this.keys.active.kid },
+      this.keys.signingKey,
+    );
+    if (keep) appendFileSync(this.file, `${JSON.stringify(head)}\n`);
+    return head;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.position = await this.store.headPosition();
+    this.timer = setInterval(() => {
+      this.round = this.round.then(() => this.signChanged()).catch((error: unknown) => this.logger.warn(`signing changed heads failed: ${(error as Error).message}`));
+    }, HEAD_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.round;
+  }
+
+  /** Signs the head of every incident chain an event joined since the last round. */
+  async signChanged(): Promise<void> {
+    const changed = new Map<string, Set<Chain>>();
+    for (;;) {
+      const events = await this.store.readAll(this.position ?? 0n, LOG_BATCH);
+      for (const recorded of events) {
+        const incidentId = incidentIdOfStream(recorded.streamId);
+        if (incidentId === undefined) continue;
+        const chains = changed.get(incidentId) ?? new Set<Chain>();
+        chainsOf(recorded.event as unknown as Record<string, unknown>).forEach((chain) => chains.add(chain));
+        changed.set(incidentId, chains);
+      }
+      if (events.length > 0) this.position = events[events.length - 1].position;
+      if (events.length < LOG_BATCH) break;
+    }
+    for (const [incidentId, chains] of changed) {
+      const heads = await this.store.ledgerHeads(incidentStreamId(incidentId));
+      for (const chain of chains) this.logger.log(`signed head ${JSON.stringify(this.sign(incidentId, chain, heads[chain]))}`);
+    }
+  }
+}

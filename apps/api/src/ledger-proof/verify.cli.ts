@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { asBundle, describeVerdict, type LedgerJwk, NotABundleError, verifyBundle } from '@im/ledger-proof';
+
+/**
+ * `npm run verify -- <bundle.json> [--key <jwks.json or url>]`: checks a ledger bundle offline
+ * (docs/api.md). Prints one line; exits 0 when intact, 1 when broken, 2 when the bundle or
+ * the key cannot be read or is not one.
+ */
+export interface VerifyOutcome {
+  code: 0 | 1 | 2;
+  line: string;
+}
+
+const USAGE = 'usage: npm run verify -- <bundle.json> [--key <jwks.json or url>]';
+
+class UnusableInputError extends Error {}
+
+function parseArgs(args: string[]): { bundle: string; key?: string } {
+  const rest = [...args];
+  let key: string | undefined;
+  const at = rest.indexOf('--key');
+  if (at >= 0) {
+    key = rest[at + 1];
+    if (key === undefined) throw new UnusableInputError(USAGE);
+    rest.splice(at, 2);
+  }
+  if (rest.length !== 1) throw new UnusableInputError(USAGE);
+  return { bundle: rest[0], key };
+}
+
+async function readJson(source: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    if (/^https?:\/\//.test(source)) {
+      const response = await fetch(source);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      text = await response.text();
+    } else text = await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), source), 'utf8'); // npm runs scripts in the package's folder, not the caller's
+  } catch (error) {
+    throw new UnusableInputError(`cannot read ${what} ${source}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UnusableInputError(`${what} ${source} is not JSON`);
+  }
+}
+
+/** A JWK set, a list of JWKs or one JWK. */
+function pinnedKeys(value: unknown, source: string): LedgerJwk[] {
+  const keys = Array.isArray(value) ? value : typeof value === 'object' && value !== null && 'keys' in value ? (value as { keys: unknown }).keys : [value];
+  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'object' && k !== null)) throw new UnusableInputError(`key ${source} is not a JWK set`);
+  return keys as LedgerJwk[];
+}
+
+export async function runVerify(args: string[]): Promise<VerifyOutcome> {
+  try {
+    const { bundle: file, key } = parseArgs(args);
+    const json = await readJson(file, 'bundle');
+    let bundle;
+    try {
+      bundle = asBundle(json);
+    } catch (error) {
+      if (error instanceof NotABundleError) throw new UnusableInputError(`${file} is not a ledger bundle: ${error.message}`);
+      throw error;
+    }
+    const keys = key === undefined ? undefined : pinnedKeys(await readJson(key, 'key'), key);
+    const verdict = verifyBundle(bundle, keys);
+    return { code: verdict.intact ? 0 : 1, line: describeVerdict(verdict) };
+  } catch (error) {
+    if (error instanceof UnusableInputError) return { code: 2, line: error.message };
+    throw error;
+  }
+}
+
+if (require.main === module) {
+  void runVerify(process.argv.slice(2)).then(
+    ({ code, line }) => {
+      (code === 2 ? process.stderr : process.stdout).write(`${line}\n`);
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).message}\n`);
+      process.exitCode = 2;
+    },
+  );
+}
