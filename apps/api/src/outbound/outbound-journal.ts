@@ -1,4 +1,4 @@
-import type { NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
+import type { AttemptHistory, NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
 
 /** How often what the consumers did is committed: what a kill -9 may make them deliver again. */
 const FLUSH_EVERY_MS = 100;
@@ -11,6 +11,8 @@ const FLUSH_EVERY_MS = 100;
  */
 export class OutboundJournal {
   private pending = new Map<string, OutboundProgress>();
+  /** The batch being committed: its attempts count in a history until the store has them. */
+  private inFlight?: Map<string, OutboundProgress>;
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   /** Resolved when what was pending at the time they were added is committed. */
@@ -39,6 +41,17 @@ export class OutboundJournal {
     this.progressOf(consumer).position = position;
   }
 
+  /**
+   * How often the consumer's message was tried, and when first: the store's
+   * log (attempts before a restart included) with what is not committed yet.
+   */
+  async history(consumer: string, attempt: Pick<NewDeliveryAttempt, 'channel' | 'targetId' | 'messageId'>): Promise<AttemptHistory | undefined> {
+    const stored = await this.store.history(attempt.channel, attempt.targetId, attempt.messageId);
+    const uncommitted = [this.pending.get(consumer), this.inFlight?.get(consumer)].flatMap((progress) => progress?.attempts ?? []).filter((made) => made.messageId === attempt.messageId);
+    const times = [...(stored ? [stored.firstAttemptedAt] : []), ...uncommitted.map((made) => made.attemptedAt)].sort();
+    return times.length === 0 ? undefined : { attempts: (stored?.attempts ?? 0) + uncommitted.length, firstAttemptedAt: times[0] };
+  }
+
   /** Resolves once everything recorded so far is committed (a re-send is marked done only then). */
   committed(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
@@ -51,6 +64,7 @@ export class OutboundJournal {
       const waiting = this.waiting;
       this.pending = new Map();
       this.waiting = [];
+      this.inFlight = batch;
       try {
         if (batch.size > 0) await this.store.commit([...batch.values()]);
         waiting.forEach((resolve) => resolve());
@@ -61,6 +75,8 @@ export class OutboundJournal {
           const later = this.pending.get(consumer);
           this.pending.set(consumer, { consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
         }
+      } finally {
+        this.inFlight = undefined;
       }
     });
     return this.flushing;

@@ -110,13 +110,16 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
     return true;
   }
 
-  /** Tries one event until it succeeds or its retries end (true), or the worker stops (false). */
+  /**
+   * Tries one event until it succeeds or its retries end (true), or the
+   * worker stops (false). The retry window counts from the message's first
+   * attempt in the log, so a restart does not open a new one.
+   */
   private async deliver(message: Message, signal: AbortSignal): Promise<boolean> {
-    const firstAttemptAt = this.context.now();
-    for (let failures = 1; ; failures += 1) {
+    for (;;) {
       const outcome = await this.attempt(message, signal);
       if (!outcome || signal.aborted) return false;
-      const delay = outcome.error === null || outcome.final ? undefined : this.context.schedule.nextDelayMs(failures, firstAttemptAt, this.context.now());
+      const delay = outcome.error === null || outcome.final ? undefined : await this.retryDelay(message);
       // Sent, or given up: the log shows every failed attempt, and the next event goes.
       if (delay === undefined) {
         await this.context.channel.settled?.(this.target, message, outcome);
@@ -125,5 +128,12 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
       const slept = await sleep(delay, true, { signal }).catch(() => false);
       if (!slept) return false;
     }
+  }
+
+  /** The pause before the message's next attempt, from its attempts so far; undefined when its window is over. */
+  private async retryDelay(message: Message): Promise<number | undefined> {
+    const history = await this.context.journal.history(this.consumer, { channel: this.context.channel.name, targetId: this.target.id, messageId: message.messageId });
+    const now = this.context.now();
+    return this.context.schedule.nextDelayMs(history?.attempts ?? 1, history ? Date.parse(history.firstAttemptedAt) : now, now);
   }
 }
