@@ -121,6 +121,34 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
   });
 });
 
+describe('one broken subscription among many', () => {
+  it("does not delay dave's SEV-1 push behind mallory's failing push service, whose notification is retried on its own", async () => {
+    const MALLORY = { ...bearer(token({ sub: 'mallory', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const DAVE = { ...bearer(token({ sub: 'dave', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
+    await ok(MALLORY, register, { input: new PushClient(`${push.url}/push/mallory-broken`).subscription });
+    await ok(DAVE, register, { input: new PushClient(`${push.url}/push/dave-phone`).subscription });
+    await ok(MALLORY, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    await ok(DAVE, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    push.answer = (request) => (request.path === '/push/mallory-broken' ? 500 : 201);
+    try {
+      const hers = (await ok(MALLORY, 'mutation { declareIncident(input: { title: "Mallory first", severity: SEV_2 }) { id } }')).declareIncident.id;
+      await until(async () => (await notifications(MALLORY)).find((n) => n.incidentId === hers && n.channel === 'push' && n.decision === 'FAILED'), 'a FAILED push');
+      const paging = (await ok(DAVE, 'mutation { declareIncident(input: { title: "Payments down", severity: SEV_1 }) { id } }')).declareIncident.id;
+      // Before the fix the one push worker retried mallory's notification for up to 24 h, and nothing behind it went.
+      await push.waitFor(() => push.requests.some((r) => r.path === '/push/dave-phone'), 5000);
+      expect((await notifications(DAVE)).find((n) => n.incidentId === paging && n.channel === 'push')).toMatchObject({ decision: 'SENT' });
+      // Hers is tried again on its own schedule (NOTIFY_RETRY_INITIAL_MS, doubling): more than once by now.
+      await push.waitFor(() => push.requests.filter((r) => r.path === '/push/mallory-broken').length >= 3, 10_000);
+      expect((await notifications(MALLORY)).find((n) => n.incidentId === hers && n.channel === 'push')).toMatchObject({ decision: 'FAILED', reason: 'push_error' });
+    } finally {
+      push.answer = () => 201;
+    }
+    // Once her push service takes it, the same record is SENT, and nothing more goes to her.
+    await until(async () => (await notifications(MALLORY)).find((n) => n.channel === 'push' && n.decision === 'SENT'), 'her push SENT');
+  });
+});
+
 describe('across restarts', () => {
   it('sends nothing twice after a restart, and the mail held up by an SMTP outage (through a restart) exactly once', async () => {
     await ok(BOB, 'mutation { updateNotificationSettings(input: { channels: ["email"] }) { userId } }');

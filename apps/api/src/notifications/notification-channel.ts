@@ -100,11 +100,8 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     const messages: NotificationMessage[] = [];
     for (const { record, incident } of candidates) {
       const stored = recorded.get(record.id);
-      // Decided before (a restart re-reads from the checkpoint): only a live send that had not succeeded goes again.
-      if (stored) {
-        if (stored.decision === 'FAILED' && stored.dueAt === null) messages.push(this.message(stored));
-        continue;
-      }
+      // Decided before (a restart re-reads from the checkpoint): what is still to be sent is due, and `due` sends it.
+      if (stored) continue;
       const decision = await this.decide(target.id, record.responder, incident);
       if (decision.decision === 'SEND') messages.push(this.message(record));
       else await this.deps.store.save({ ...record, decision: decision.decision, reason: decision.reason, dueAt: decision.decision === 'HELD' ? decision.until.toISOString() : null });
@@ -124,6 +121,12 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
   async due(target: MediumTarget): Promise<NotificationMessage[]> {
     const due = await this.deps.store.due(target.id, this.deps.clock.now().toISOString(), DUE_BATCH);
     return due.map((record) => this.message(record));
+  }
+
+  /** A failed send is tried again when due: the record stays FAILED (with why) until then, and the worker goes on to the others. */
+  async postpone(_: MediumTarget, message: NotificationMessage, retryAt: Date): Promise<void> {
+    message.record = { ...message.record, dueAt: retryAt.toISOString() };
+    await this.deps.store.save(message.record);
   }
 
   /** Retries over without success: the record stays FAILED, and is no longer due (nor sent again after a restart). */
@@ -208,9 +211,7 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       return { statusCode: null, error: null };
     }
     const outcome = await this.deps.mail.send({ to: address, ...notificationMail(record.content), messageId: `<${record.id}@notifications.incident-service>` });
-    this.settle(record, outcome.error === null, outcome.error ?? '');
-    // Refused for good: nothing more will be tried (not even after a restart).
-    if (outcome.final) record.dueAt = null;
+    this.settle(record, outcome);
     return outcome;
   }
 
@@ -223,7 +224,7 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       return { statusCode: null, error: null };
     }
     const payload = notificationPayload(record.content);
-    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY) })));
+    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY, record.id) })));
     for (const { subscription, outcome } of outcomes) {
       if (outcome.result === 'delivered') message.delivered.add(subscription.id);
       if (outcome.result === 'gone') await this.removeGone(record.responder, subscription.id);
@@ -236,9 +237,9 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       return { statusCode: last?.statusCode ?? null, error: null };
     }
     // One of the responder's devices has it: that is a notification sent.
-    const sent = message.delivered.size > 0;
-    this.settle(record, sent, 'push_error');
-    return sent ? { statusCode: 201, error: null } : { statusCode: failed[0].statusCode, error: failed[0].error };
+    if (message.delivered.size > 0) return this.settle(record, { statusCode: 201, error: null });
+    // Final only when no subscription could take it later (a blocked address, keys nothing can encrypt for).
+    return this.settle(record, { statusCode: failed[0].statusCode, error: failed[0].error, final: failed.every((failure) => failure.final) });
   }
 
   /** A failure to record the removal leaves it for the next send, which meets the same 404/410. */
@@ -250,9 +251,15 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     }
   }
 
-  /** The same record becomes SENT (held or failed before), or FAILED with why (still due when it was held). */
-  private settle(record: NotificationRecord, sent: boolean, failure: string): void {
-    if (sent) Object.assign(record, { decision: 'SENT', reason: null, sentAt: this.deps.clock.now().toISOString(), dueAt: null });
-    else Object.assign(record, { decision: 'FAILED', reason: failure });
+  /**
+   * The same record becomes SENT (held or failed before), or FAILED with why:
+   * still due (now, until the worker postpones it) when it is to be retried,
+   * so a crash in between leaves it to `due`; no longer due when refused for good.
+   */
+  private settle(record: NotificationRecord, outcome: SendOutcome): SendOutcome {
+    const now = this.deps.clock.now().toISOString();
+    if (outcome.error === null) Object.assign(record, { decision: 'SENT', reason: null, sentAt: now, dueAt: null });
+    else Object.assign(record, { decision: 'FAILED', reason: outcome.error, dueAt: outcome.final ? null : (record.dueAt ?? now) });
+    return outcome;
   }
 }

@@ -25,8 +25,9 @@ export const consumerOf = (channel: string, targetId: string) => `${channel}:${t
 
 /**
  * Delivers the ledger to one target, in ledger order, one event at a time:
- * each event until it succeeds or its retries end, then the next. Each target
- * has its own worker, so a slow or failing endpoint holds up only itself.
+ * each event until it succeeds or its retries end, then the next (unless the
+ * channel takes a failed message's retries over: then the next goes at once).
+ * Each target has its own worker, so a slow or failing endpoint holds up only itself.
  */
 export class OutboundWorker<Target extends OutboundTarget, Message extends OutboundMessage> {
   private readonly stopping = new AbortController();
@@ -123,6 +124,10 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
       // Sent, or given up: the log shows every failed attempt, and the next event goes.
       if (delay === undefined) {
         await this.context.channel.settled?.(this.target, message, outcome);
+        return true;
+      }
+      if (this.context.channel.postpone) {
+        await this.context.channel.postpone(this.target, message, new Date(this.context.now() + delay));
         return true;
       }
       const slept = await sleep(delay, true, { signal }).catch(() => false);
