@@ -1,3 +1,4 @@
+import { type Clock, CLOCK } from '../apps/api/src/ledger/clock';
 import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
@@ -48,5 +49,50 @@ describe('the retry window across a restart', () => {
     expect(receiver.received.length - before).toBe(1);
     expect(arrivals[arrivals.length - 1] - arrivals[0]).toBeLessThanOrEqual(5000);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+  });
+});
+
+describe('a clock stepped back', () => {
+  const receiver = new WebhookReceiver(() => 204);
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_INITIAL_MS: '200' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('keeps logging attempts and moving the checkpoint, and a manual retry completes', async () => {
+    const url = await receiver.start();
+    const { id } = (await t.http().post('/api/v1/webhooks').set(ADMIN).send({ url, event_types: ['im.incident.*'] }).expect(201)).body;
+    const clock = t.app.get<Clock>(CLOCK);
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    jest.spyOn(clock, 'now').mockImplementation(() => new Date(now));
+    const declare = async (title: string) => (await t.http().post('/api/v1/incidents').set(WRITER).send({ title, severity: 'SEV-2' }).expect(201)).body.id as string;
+    const deliveries = async () => (await t.http().get(`/api/v1/webhooks/${id}/deliveries`).set(ADMIN).expect(200)).body.items as { id: string; event_id: string }[];
+
+    await declare('Before the step');
+    await declare('Before the step, again');
+    await receiver.waitFor(() => receiver.received.length === 2);
+    now -= 60_000; // NTP steps the clock back a minute
+    await declare('After the step');
+    await receiver.waitFor(() => receiver.received.length === 3);
+    // Before the fix the attempt after the step repeated an earlier id: every later commit failed, nothing more was logged.
+    const until = Date.now() + 5000;
+    while ((await deliveries()).length < 3 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+    const log = await deliveries();
+    expect(log).toHaveLength(3);
+    expect(new Set(log.map((d) => d.id)).size).toBe(3);
+
+    await t.http().post(`/api/v1/webhooks/${id}/deliveries/${log[0].id}/retry`).set(ADMIN).expect(202);
+    await receiver.waitFor(() => receiver.received.length === 4);
+    const after = Date.now() + 5000;
+    while ((await deliveries()).length < 4 && Date.now() < after) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await deliveries()).toHaveLength(4);
+    await declare('Later still');
+    await receiver.waitFor(() => receiver.received.length === 5);
   });
 });

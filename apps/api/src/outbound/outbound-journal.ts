@@ -57,7 +57,11 @@ export class OutboundJournal {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Commits what is pending; one commit at a time, in order. A failed commit is put back and tried again. */
+  /**
+   * Commits what is pending; one commit at a time, in order. When the batch
+   * fails, each consumer's part is committed alone: one that cannot be
+   * committed is put back and tried again, and holds up no other consumer.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const batch = this.pending;
@@ -66,20 +70,39 @@ export class OutboundJournal {
       this.waiting = [];
       this.inFlight = batch;
       try {
-        if (batch.size > 0) await this.store.commit([...batch.values()]);
-        waiting.forEach((resolve) => resolve());
-      } catch (error) {
-        this.onError(error);
-        this.waiting.unshift(...waiting);
-        for (const [consumer, progress] of batch) {
-          const later = this.pending.get(consumer);
-          this.pending.set(consumer, { consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
-        }
+        const failed = await this.commit([...batch.values()]);
+        if (failed.length === 0) waiting.forEach((resolve) => resolve());
+        else this.putBack(failed, waiting);
       } finally {
         this.inFlight = undefined;
       }
     });
     return this.flushing;
+  }
+
+  /** The parts that could not be committed. */
+  private async commit(batch: OutboundProgress[]): Promise<OutboundProgress[]> {
+    if (batch.length === 0) return [];
+    try {
+      await this.store.commit(batch);
+      return [];
+    } catch (error) {
+      if (batch.length === 1) {
+        this.onError(error);
+        return batch;
+      }
+      const failed: OutboundProgress[] = [];
+      for (const progress of batch) failed.push(...(await this.commit([progress])));
+      return failed;
+    }
+  }
+
+  private putBack(failed: OutboundProgress[], waiting: (() => void)[]): void {
+    this.waiting.unshift(...waiting);
+    for (const progress of failed) {
+      const later = this.pending.get(progress.consumer);
+      this.pending.set(progress.consumer, { consumer: progress.consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
+    }
   }
 
   private progressOf(consumer: string): OutboundProgress {
