@@ -121,6 +121,23 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
   });
 });
 
+describe("a responder's subscriptions registered with different clearances", () => {
+  it('pushes a confidential incident only to the subscription whose clearance sees it', async () => {
+    const claims = (clearance: string) => ({ ...bearer(token({ sub: 'cleo', clearance, data_access: [] })), 'content-type': 'application/json' });
+    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
+    const laptop = new PushClient(`${push.url}/push/cleo-work-laptop`);
+    await ok(claims('confidential'), register, { input: laptop.subscription });
+    await ok(claims('internal'), register, { input: new PushClient(`${push.url}/push/cleo-home-tablet`).subscription });
+    await ok(claims('confidential'), 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    const id = (await ok(claims('confidential'), 'mutation { declareIncident(input: { title: "Breach", severity: SEV_1, visibility: "confidential" }) { id } }')).declareIncident.id;
+    await push.waitFor(() => push.requests.some((r) => r.path === '/push/cleo-work-laptop'));
+    expect(laptop.decrypt(push.requests.find((r) => r.path === '/push/cleo-work-laptop')!.body)).toMatchObject({ incident_id: id, title: 'Breach' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Before the fix every subscription of the responder got it once any one of them could see the incident.
+    expect(push.requests.filter((r) => r.path === '/push/cleo-home-tablet')).toEqual([]);
+  });
+});
+
 describe('one broken subscription among many', () => {
   it("does not delay dave's SEV-1 push behind mallory's failing push service, whose notification is retried on its own", async () => {
     const MALLORY = { ...bearer(token({ sub: 'mallory', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };

@@ -8,6 +8,7 @@ import {
   type Incident,
   type IncidentState,
   incidentIdOfStream,
+  incidentStreamId,
   mayNotify,
   type NotificationDecision,
   type NotificationMedium,
@@ -49,6 +50,16 @@ export interface NotificationMessage extends OutboundMessage {
 /** One decision per responder, medium and triggering event: deciding the event again (after a restart) finds it. */
 export const notificationId = (responder: string, medium: string, eventId: string): string =>
   `ntf_${createHash('sha256').update(`${responder}\n${medium}\n${eventId}`).digest('base64url').slice(0, 24)}`;
+
+/** The incident as its events before `untilRevision` (all of them without it) leave it. */
+function foldIncident(incidentId: string, events: RecordedEvent[], untilRevision?: bigint): IncidentState {
+  let state: IncidentState;
+  for (const recorded of events) {
+    if (untilRevision !== undefined && recorded.revision >= untilRevision) break;
+    state = evolve(state, toLedgerEvent(recorded.event, incidentId));
+  }
+  return state;
+}
 
 /** Whose clearance a responder's notifications are read with: the token that saved the address, or registered the subscription. */
 const readerOf = (sub: string, clearance: string | undefined): Principal => ({
@@ -147,11 +158,7 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     for (const recorded of changes) {
       if (!streams.has(recorded.streamId)) streams.set(recorded.streamId, await this.deps.eventStore.readStream(recorded.streamId));
       const incidentId = incidentIdOfStream(recorded.streamId)!;
-      let before: IncidentState;
-      for (const earlier of streams.get(recorded.streamId)!) {
-        if (earlier.revision >= recorded.revision) break;
-        before = evolve(before, toLedgerEvent(earlier.event, incidentId));
-      }
+      const before = foldIncident(incidentId, streams.get(recorded.streamId)!, recorded.revision);
       const event = toLedgerEvent(recorded.event, incidentId);
       const after = evolve(before, event);
       for (const { responder, trigger } of notificationsDue(before, event, after)) {
@@ -218,11 +225,18 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
   private async sendPush(message: NotificationMessage): Promise<SendOutcome> {
     const { record } = message;
     const all = await this.deps.subscriptions.listByUser(record.responder);
-    const waiting = all.filter((subscription) => !message.delivered.has(subscription.id));
     if (all.length === 0) {
       Object.assign(record, { decision: 'SUPPRESSED', reason: 'no_push_subscription', dueAt: null });
       return { statusCode: null, error: null };
     }
+    // Each subscription sees what the token that registered it may see: the others get nothing of this incident.
+    const incident = foldIncident(record.incidentId, await this.deps.eventStore.readStream(incidentStreamId(record.incidentId)));
+    const cleared = all.filter((subscription) => incident && this.deps.visibility.shows(readerOf(record.responder, subscription.clearance), incident));
+    if (cleared.length === 0) {
+      Object.assign(record, { decision: 'SUPPRESSED', reason: 'withheld', dueAt: null });
+      return { statusCode: null, error: null };
+    }
+    const waiting = cleared.filter((subscription) => !message.delivered.has(subscription.id));
     const payload = notificationPayload(record.content);
     const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY, record.id) })));
     for (const { subscription, outcome } of outcomes) {
