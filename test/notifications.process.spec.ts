@@ -193,3 +193,30 @@ describe('across restarts', () => {
     expect((await notifications(BOB)).filter((n) => n.channel === 'email').map((n) => n.decision)).toEqual(['SENT', 'SENT']);
   });
 });
+
+describe('a crash while a mail is being sent', () => {
+  it('has stored the decision before sending it; after the crash the mail goes again under the same Message-ID, once, and the record becomes SENT', async () => {
+    const GIL = { ...bearer(token({ sub: 'gil', email: 'gil@example.com', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    await ok(GIL, 'mutation { updateNotificationSettings(input: { channels: ["email"] }) { userId } }');
+    let release = () => undefined as void;
+    smtp.holdAnswers = new Promise<void>((resolve) => (release = resolve));
+    const id = (await ok(GIL, 'mutation { declareIncident(input: { title: "Crash mid-send", severity: SEV_2 }) { id } }')).declareIncident.id;
+    await smtp.waitFor(() => smtp.to('gil@example.com').length === 1);
+    // Before the fix nothing was stored until the server answered.
+    const sending = await until(async () => (await notifications(GIL)).find((n) => n.incidentId === id && n.channel === 'email'), 'the stored decision');
+    expect(sending).toMatchObject({ decision: 'HELD', reason: 'sending', sentAt: null });
+
+    api!.child.kill('SIGKILL');
+    await api!.exited;
+    smtp.holdAnswers = undefined;
+    release();
+    api = await startServer(env);
+    // SMTP has no idempotency: the one mail whose answer the crash cut off goes again, with the same Message-ID.
+    await smtp.waitFor(() => smtp.to('gil@example.com').length === 2);
+    const [first, again] = smtp.to('gil@example.com');
+    expect(again.header('message-id')).toBe(first.header('message-id'));
+    expect(await until(async () => (await notifications(GIL)).find((n) => n.id === sending.id && n.decision === 'SENT'), 'the same record SENT')).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('gil@example.com')).toHaveLength(2);
+  });
+});

@@ -19,6 +19,8 @@ export class MailReceiver {
   readonly unknownMailboxes = new Set<string>();
   /** Recipients refused for now (450, mailbox busy): the sender is to try again later. */
   readonly busyMailboxes = new Set<string>();
+  /** While set, a mail is kept but not answered until it resolves (the client waits, as on a slow server). */
+  holdAnswers?: Promise<void>;
   private server?: SMTPServer;
   port = 0;
 
@@ -45,7 +47,7 @@ export class MailReceiver {
             raw,
             header: (name) => head.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim(),
           });
-          callback();
+          void (this.holdAnswers ?? Promise.resolve()).then(() => callback());
         });
       },
     });

@@ -32,6 +32,8 @@ import { notificationMail, notificationPayload } from './notification-text';
 import type { PushSender } from './push-sender';
 
 export const NOTIFICATION_CHANNEL = 'notification';
+/** The reason of a decision to send that is not sent yet (stored so before the send). */
+const SENDING = 'sending';
 /** The held decisions released per look. */
 const DUE_BATCH = 100;
 
@@ -114,8 +116,15 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       // Decided before (a restart re-reads from the checkpoint): what is still to be sent is due, and `due` sends it.
       if (stored) continue;
       const decision = await this.decide(target.id, record.responder, incident);
-      if (decision.decision === 'SEND') messages.push(this.message(record));
-      else await this.deps.store.save({ ...record, decision: decision.decision, reason: decision.reason, dueAt: decision.decision === 'HELD' ? decision.until.toISOString() : null });
+      if (decision.decision === 'SEND') {
+        // Stored before it goes, due now: a crash before the outcome is stored leaves it to `due` after the restart,
+        // which sends it again under the same Message-ID (mail) or Topic (push) rather than deciding it anew.
+        const sending: NotificationRecord = { ...record, decision: 'HELD', reason: SENDING, dueAt: record.createdAt };
+        await this.deps.store.save(sending);
+        messages.push(this.message(sending));
+      } else {
+        await this.deps.store.save({ ...record, decision: decision.decision, reason: decision.reason, dueAt: decision.decision === 'HELD' ? decision.until.toISOString() : null });
+      }
     }
     return messages;
   }
