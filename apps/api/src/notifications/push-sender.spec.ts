@@ -13,7 +13,7 @@ describe('PushSender: failures no retry can mend are final', () => {
   const sender = new PushSender({ publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: 'mailto:im@example.com' }, 2000, false);
 
   it('refuses a private address for good, as blocked_address (nothing is sent)', async () => {
-    for (const endpoint of ['https://127.0.0.1:9/push', 'https://[::ffff:7f00:1]/push']) {
+    for (const endpoint of ['https://127.0.0.1:9/push', 'https://[::ffff:7f00:1]/push', 'https://[::127.0.0.1]/push', 'https://[::a00:1]/push']) {
       expect(await sender.send(subscription(endpoint), '{}', true, 'ntf_x')).toEqual({ result: 'failed', statusCode: null, error: 'blocked_address', final: true });
     }
   });

@@ -34,7 +34,7 @@ export class PushSender {
     // Registered before keys were checked, or stored damaged: encryption can never succeed.
     if (!validSubscriptionKeys(subscription.keys)) return { result: 'failed', statusCode: null, error: INVALID_KEYS, final: true };
     try {
-      const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks);
+      const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks, AbortSignal.timeout(this.timeoutMs));
       const { statusCode } = await webPush.sendNotification({ endpoint: subscription.endpoint, keys: subscription.keys }, payload, {
         vapidDetails: this.keys,
         TTL: TTL_SECONDS,
@@ -48,6 +48,7 @@ export class PushSender {
       return { result: 'delivered', statusCode };
     } catch (error) {
       if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: BLOCKED_ADDRESS, final: true };
+      if (error instanceof DOMException && error.name === 'TimeoutError') return { result: 'failed', statusCode: null, error: 'timeout' };
       if (error instanceof WebPushError) {
         return error.statusCode === 404 || error.statusCode === 410 ? { result: 'gone', statusCode: error.statusCode } : { result: 'failed', statusCode: error.statusCode, error: 'push_error' };
       }

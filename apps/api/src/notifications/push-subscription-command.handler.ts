@@ -70,7 +70,7 @@ export class PushSubscriptionCommandHandler {
   /** As webhook urls are (and checked again at each send): a push service is never on a private network, unless PUSH_ALLOW_PRIVATE_NETWORKS. */
   private async refuseBlocked(url: URL): Promise<void> {
     try {
-      await checkDestination(url, this.config.notifications.allowPrivateNetworks);
+      await checkDestination(url, this.config.notifications.allowPrivateNetworks, AbortSignal.timeout(this.config.notifications.timeoutMs));
     } catch (error) {
       if (error instanceof BlockedAddressError) throw new InvalidError(`endpoint is refused: ${error.message} (a push service is never on a loopback, private, link-local or metadata address)`);
       // A name that does not resolve now is checked again at each send.
