@@ -43,11 +43,11 @@ const assign = (by: string, incidentId: string, role: string, userId: string) =>
 const NOTIFICATIONS = '{ notifications { id incidentId channel trigger decision reason createdAt sentAt } }';
 const notifications = async (sub: string) => (await graphql(as(sub), NOTIFICATIONS)).notifications as Record<string, any>[];
 
-/** Waits until the responder lists a decision matching `expected`, and answers it. */
+/** Waits until the responder lists a decision matching `expected` with its outcome (not the moment it is being sent), and answers it. */
 async function decision(sub: string, expected: Record<string, unknown>, timeoutMs = 15_000): Promise<Record<string, any>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const found = (await notifications(sub)).find((n) => Object.entries(expected).every(([k, v]) => n[k] === v));
+    const found = (await notifications(sub)).find((n) => n.reason !== 'sending' && Object.entries(expected).every(([k, v]) => n[k] === v));
     if (found) return found;
     if (Date.now() > until) throw new Error(`no decision like ${JSON.stringify(expected)} for ${sub}: ${JSON.stringify(await notifications(sub))}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

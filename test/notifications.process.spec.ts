@@ -97,7 +97,7 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
       trigger: 'declared_ic',
       url: `https://im.example.com/incidents/${id}`,
     });
-    expect((await notifications(ALICE)).find((n) => n.incidentId === id && n.channel === 'push')).toMatchObject({ trigger: 'declared_ic', decision: 'SENT' });
+    expect(await until(async () => (await notifications(ALICE)).find((n) => n.incidentId === id && n.channel === 'push' && n.decision === 'SENT'), 'the push SENT')).toMatchObject({ trigger: 'declared_ic' });
 
     // The browser unsubscribed at the push service: it answers 410, and the subscription is removed.
     push.answer = () => 410;
@@ -108,7 +108,7 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
       return errors?.[0].extensions.code === 'NOT_FOUND' ? true : undefined;
     }, 'the subscription to be removed');
     expect(gone).toBe(true);
-    expect((await notifications(ALICE)).find((n) => n.incidentId === id && n.trigger === 'status_changed' && n.channel === 'push')).toMatchObject({ decision: 'SUPPRESSED', reason: 'no_push_subscription' });
+    expect(await until(async () => (await notifications(ALICE)).find((n) => n.incidentId === id && n.trigger === 'status_changed' && n.channel === 'push' && n.decision === 'SUPPRESSED'), 'the push SUPPRESSED')).toMatchObject({ reason: 'no_push_subscription' });
     push.answer = () => 201;
   });
 
@@ -154,7 +154,7 @@ describe('one broken subscription among many', () => {
       const paging = (await ok(DAVE, 'mutation { declareIncident(input: { title: "Payments down", severity: SEV_1 }) { id } }')).declareIncident.id;
       // Before the fix the one push worker retried mallory's notification for up to 24 h, and nothing behind it went.
       await push.waitFor(() => push.requests.some((r) => r.path === '/push/dave-phone'), 5000);
-      expect((await notifications(DAVE)).find((n) => n.incidentId === paging && n.channel === 'push')).toMatchObject({ decision: 'SENT' });
+      expect(await until(async () => (await notifications(DAVE)).find((n) => n.incidentId === paging && n.channel === 'push' && n.decision === 'SENT'), "dave's push SENT")).toBeDefined();
       // Hers is tried again on its own schedule (NOTIFY_RETRY_INITIAL_MS, doubling): more than once by now.
       await push.waitFor(() => push.requests.filter((r) => r.path === '/push/mallory-broken').length >= 3, 10_000);
       expect((await notifications(MALLORY)).find((n) => n.incidentId === hers && n.channel === 'push')).toMatchObject({ decision: 'FAILED', reason: 'push_error' });
