@@ -95,6 +95,22 @@ describe('the console as the api serves it', () => {
   });
 });
 
+describe('development mode with a configured JWT_SECRET (APP_ENV forgotten)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ JWT_SECRET: 's'.repeat(40) });
+  });
+  afterAll(() => t.close());
+
+  it('mints no token with the configured secret for whoever asks, saying why, and offers no "sign in as"', async () => {
+    const answer = await t.http().post('/api/v1/console/development-token').send({ sub: 'mallory', roles: ['incidents.admin'] });
+    // Before the fix this answered 201 with a token the service accepted: an unauthenticated mint of any role.
+    expect(answer.status).toBe(403);
+    expect(answer.body).toEqual({ error: expect.stringContaining('neither JWT_SECRET nor JWT_JWKS_URL set'), status: 403 });
+    expect((await t.http().get('/api/v1/console/config')).body).toMatchObject({ environment: 'development', development_sign_in: false });
+  });
+});
+
 describe('the console in production', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -43,11 +43,11 @@ const assign = (by: string, incidentId: string, role: string, userId: string) =>
 const NOTIFICATIONS = '{ notifications { id incidentId channel trigger decision reason createdAt sentAt } }';
 const notifications = async (sub: string) => (await graphql(as(sub), NOTIFICATIONS)).notifications as Record<string, any>[];
 
-/** Waits until the responder lists a decision matching `expected`, and answers it. */
+/** Waits until the responder lists a decision matching `expected` with its outcome (not the moment it is being sent), and answers it. */
 async function decision(sub: string, expected: Record<string, unknown>, timeoutMs = 15_000): Promise<Record<string, any>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const found = (await notifications(sub)).find((n) => Object.entries(expected).every(([k, v]) => n[k] === v));
+    const found = (await notifications(sub)).find((n) => n.reason !== 'sending' && Object.entries(expected).every(([k, v]) => n[k] === v));
     if (found) return found;
     if (Date.now() > until) throw new Error(`no decision like ${JSON.stringify(expected)} for ${sub}: ${JSON.stringify(await notifications(sub))}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -167,6 +167,46 @@ describe('a mail server refusing a recipient for good (550)', () => {
     await smtp.waitFor(() => smtp.to('fred@example.com').length === 1);
     expect(await decision('erin', { incidentId: id, channel: 'email' })).toMatchObject({ decision: 'FAILED', reason: 'smtp_rejected', sentAt: null });
     expect(smtp.to('erin@example.com')).toEqual([]);
+  });
+});
+
+describe('one recipient refused for now (450) among others', () => {
+  it("does not delay dave's SEV-1 mail behind mallory's, which is retried on its own and sent once when her mailbox takes it", async () => {
+    smtp.busyMailboxes.add('mallory@example.com');
+    await save('mallory', { channels: ['email'] });
+    await save('dave', { channels: ['email'] });
+    const hers = await declare('mallory', { title: 'Mallory first' });
+    const failed = await decision('mallory', { incidentId: hers, channel: 'email', decision: 'FAILED' });
+    expect(failed).toMatchObject({ reason: 'smtp_error', sentAt: null });
+    const daves = smtp.to('dave@example.com').length;
+    const paging = await declare('dave', { title: 'Payments down', severity: 'SEV_1' });
+    // Before the fix the one mail worker retried mallory's mail for up to 24 h, and nothing behind it went.
+    await smtp.waitFor(() => smtp.to('dave@example.com').length === daves + 1, 5000);
+    expect(smtp.to('dave@example.com')[daves].header('subject')).toBe(`[SEV-1] ${paging}: Payments down`);
+    expect(await decision('mallory', { incidentId: hers, channel: 'email' })).toMatchObject({ id: failed.id, decision: 'FAILED', reason: 'smtp_error' });
+
+    smtp.busyMailboxes.delete('mallory@example.com');
+    await smtp.waitFor(() => smtp.to('mallory@example.com').length === 1);
+    expect(await decision('mallory', { incidentId: hers, channel: 'email', decision: 'SENT' })).toMatchObject({ id: failed.id, reason: null });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('mallory@example.com')).toHaveLength(1);
+  });
+});
+
+describe('registering a push subscription', () => {
+  it('refuses an endpoint on a private address and a p256dh that is no P-256 point (BAD_USER_INPUT)', async () => {
+    const keys = { p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') };
+    const register = (input: object) =>
+      t.http().post('/api/v1/graphql').set(as('mallory')).send({ query: 'mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }', variables: { input } });
+    const bad = await register({ endpoint: 'https://push.example.com/x', keys });
+    expect(bad.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' }, message: expect.stringContaining('a point on the curve') });
+    const { createECDH } = await import('node:crypto');
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    for (const endpoint of ['https://127.0.0.1:8443/push', 'https://[::ffff:10.0.0.1]/push', 'https://169.254.169.254/push']) {
+      const refused = await register({ endpoint, keys: { ...keys, p256dh: ecdh.getPublicKey().toString('base64url') } });
+      expect(refused.body.errors[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' }, message: expect.stringContaining('endpoint is refused') });
+    }
   });
 });
 

@@ -97,7 +97,7 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
       trigger: 'declared_ic',
       url: `https://im.example.com/incidents/${id}`,
     });
-    expect((await notifications(ALICE)).find((n) => n.incidentId === id && n.channel === 'push')).toMatchObject({ trigger: 'declared_ic', decision: 'SENT' });
+    expect(await until(async () => (await notifications(ALICE)).find((n) => n.incidentId === id && n.channel === 'push' && n.decision === 'SENT'), 'the push SENT')).toMatchObject({ trigger: 'declared_ic' });
 
     // The browser unsubscribed at the push service: it answers 410, and the subscription is removed.
     push.answer = () => 410;
@@ -108,7 +108,7 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
       return errors?.[0].extensions.code === 'NOT_FOUND' ? true : undefined;
     }, 'the subscription to be removed');
     expect(gone).toBe(true);
-    expect((await notifications(ALICE)).find((n) => n.incidentId === id && n.trigger === 'status_changed' && n.channel === 'push')).toMatchObject({ decision: 'SUPPRESSED', reason: 'no_push_subscription' });
+    expect(await until(async () => (await notifications(ALICE)).find((n) => n.incidentId === id && n.trigger === 'status_changed' && n.channel === 'push' && n.decision === 'SUPPRESSED'), 'the push SUPPRESSED')).toMatchObject({ reason: 'no_push_subscription' });
     push.answer = () => 201;
   });
 
@@ -118,6 +118,51 @@ describe('Web Push to a push service (RFC 8030/8291/8292)', () => {
     const mine = (await ok(BOB, 'mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }', { input: new PushClient(`${push.url}/push/bob`).subscription })).registerPushSubscription.id;
     expect((await graphql(ALICE, `mutation { unregisterPushSubscription(id: "${mine}") }`)).errors?.[0].extensions.code).toBe('NOT_FOUND');
     expect((await ok(BOB, `mutation { unregisterPushSubscription(id: "${mine}") }`)).unregisterPushSubscription).toBe(true);
+  });
+});
+
+describe("a responder's subscriptions registered with different clearances", () => {
+  it('pushes a confidential incident only to the subscription whose clearance sees it', async () => {
+    const claims = (clearance: string) => ({ ...bearer(token({ sub: 'cleo', clearance, data_access: [] })), 'content-type': 'application/json' });
+    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
+    const laptop = new PushClient(`${push.url}/push/cleo-work-laptop`);
+    await ok(claims('confidential'), register, { input: laptop.subscription });
+    await ok(claims('internal'), register, { input: new PushClient(`${push.url}/push/cleo-home-tablet`).subscription });
+    await ok(claims('confidential'), 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    const id = (await ok(claims('confidential'), 'mutation { declareIncident(input: { title: "Breach", severity: SEV_1, visibility: "confidential" }) { id } }')).declareIncident.id;
+    await push.waitFor(() => push.requests.some((r) => r.path === '/push/cleo-work-laptop'));
+    expect(laptop.decrypt(push.requests.find((r) => r.path === '/push/cleo-work-laptop')!.body)).toMatchObject({ incident_id: id, title: 'Breach' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Before the fix every subscription of the responder got it once any one of them could see the incident.
+    expect(push.requests.filter((r) => r.path === '/push/cleo-home-tablet')).toEqual([]);
+  });
+});
+
+describe('one broken subscription among many', () => {
+  it("does not delay dave's SEV-1 push behind mallory's failing push service, whose notification is retried on its own", async () => {
+    const MALLORY = { ...bearer(token({ sub: 'mallory', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const DAVE = { ...bearer(token({ sub: 'dave', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
+    await ok(MALLORY, register, { input: new PushClient(`${push.url}/push/mallory-broken`).subscription });
+    await ok(DAVE, register, { input: new PushClient(`${push.url}/push/dave-phone`).subscription });
+    await ok(MALLORY, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    await ok(DAVE, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    push.answer = (request) => (request.path === '/push/mallory-broken' ? 500 : 201);
+    try {
+      const hers = (await ok(MALLORY, 'mutation { declareIncident(input: { title: "Mallory first", severity: SEV_2 }) { id } }')).declareIncident.id;
+      await until(async () => (await notifications(MALLORY)).find((n) => n.incidentId === hers && n.channel === 'push' && n.decision === 'FAILED'), 'a FAILED push');
+      const paging = (await ok(DAVE, 'mutation { declareIncident(input: { title: "Payments down", severity: SEV_1 }) { id } }')).declareIncident.id;
+      // Before the fix the one push worker retried mallory's notification for up to 24 h, and nothing behind it went.
+      await push.waitFor(() => push.requests.some((r) => r.path === '/push/dave-phone'), 5000);
+      expect(await until(async () => (await notifications(DAVE)).find((n) => n.incidentId === paging && n.channel === 'push' && n.decision === 'SENT'), "dave's push SENT")).toBeDefined();
+      // Hers is tried again on its own schedule (NOTIFY_RETRY_INITIAL_MS, doubling): more than once by now.
+      await push.waitFor(() => push.requests.filter((r) => r.path === '/push/mallory-broken').length >= 3, 10_000);
+      expect((await notifications(MALLORY)).find((n) => n.incidentId === hers && n.channel === 'push')).toMatchObject({ decision: 'FAILED', reason: 'push_error' });
+    } finally {
+      push.answer = () => 201;
+    }
+    // Once her push service takes it, the same record is SENT, and nothing more goes to her.
+    await until(async () => (await notifications(MALLORY)).find((n) => n.channel === 'push' && n.decision === 'SENT'), 'her push SENT');
   });
 });
 
@@ -146,5 +191,32 @@ describe('across restarts', () => {
     expect(new Set(smtp.mails.map((m) => m.header('message-id'))).size).toBe(smtp.mails.length);
     expect(push.requests.length).toBe(pushesBefore);
     expect((await notifications(BOB)).filter((n) => n.channel === 'email').map((n) => n.decision)).toEqual(['SENT', 'SENT']);
+  });
+});
+
+describe('a crash while a mail is being sent', () => {
+  it('has stored the decision before sending it; after the crash the mail goes again under the same Message-ID, once, and the record becomes SENT', async () => {
+    const GIL = { ...bearer(token({ sub: 'gil', email: 'gil@example.com', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    await ok(GIL, 'mutation { updateNotificationSettings(input: { channels: ["email"] }) { userId } }');
+    let release = () => undefined as void;
+    smtp.holdAnswers = new Promise<void>((resolve) => (release = resolve));
+    const id = (await ok(GIL, 'mutation { declareIncident(input: { title: "Crash mid-send", severity: SEV_2 }) { id } }')).declareIncident.id;
+    await smtp.waitFor(() => smtp.to('gil@example.com').length === 1);
+    // Before the fix nothing was stored until the server answered.
+    const sending = await until(async () => (await notifications(GIL)).find((n) => n.incidentId === id && n.channel === 'email'), 'the stored decision');
+    expect(sending).toMatchObject({ decision: 'HELD', reason: 'sending', sentAt: null });
+
+    api!.child.kill('SIGKILL');
+    await api!.exited;
+    smtp.holdAnswers = undefined;
+    release();
+    api = await startServer(env);
+    // SMTP has no idempotency: the one mail whose answer the crash cut off goes again, with the same Message-ID.
+    await smtp.waitFor(() => smtp.to('gil@example.com').length === 2);
+    const [first, again] = smtp.to('gil@example.com');
+    expect(again.header('message-id')).toBe(first.header('message-id'));
+    expect(await until(async () => (await notifications(GIL)).find((n) => n.id === sending.id && n.decision === 'SENT'), 'the same record SENT')).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('gil@example.com')).toHaveLength(2);
   });
 });

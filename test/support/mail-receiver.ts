@@ -17,6 +17,10 @@ export class MailReceiver {
   readonly mails: ReceivedMail[] = [];
   /** Recipients refused for good (550), as a server without that mailbox does. */
   readonly unknownMailboxes = new Set<string>();
+  /** Recipients refused for now (450, mailbox busy): the sender is to try again later. */
+  readonly busyMailboxes = new Set<string>();
+  /** While set, a mail is kept but not answered until it resolves (the client waits, as on a slow server). */
+  holdAnswers?: Promise<void>;
   private server?: SMTPServer;
   port = 0;
 
@@ -26,6 +30,7 @@ export class MailReceiver {
       disabledCommands: ['STARTTLS'],
       logger: false,
       onRcptTo: (address, _session, callback) => {
+        if (this.busyMailboxes.has(address.address)) return callback(Object.assign(new Error('4.2.1 Mailbox busy, try again later'), { responseCode: 450 }));
         if (!this.unknownMailboxes.has(address.address)) return callback();
         callback(Object.assign(new Error('5.1.1 No such mailbox'), { responseCode: 550 }));
       },
@@ -42,7 +47,7 @@ export class MailReceiver {
             raw,
             header: (name) => head.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim(),
           });
-          callback();
+          void (this.holdAnswers ?? Promise.resolve()).then(() => callback());
         });
       },
     });

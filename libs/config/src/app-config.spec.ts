@@ -67,6 +67,8 @@ describe('loadConfig', () => {
     [{ PROJECTOR: 'remote' }, 'PROJECTOR must be one of embedded, external'],
     [{ PROJECTION_WAIT_MS: '0' }, 'PROJECTION_WAIT_MS must be a whole number'],
     [{ APP_ENV: 'production' }, 'production needs JWT_JWKS_URL (RS256/ES256 keys) or JWT_SECRET (HS256)'],
+    [{ APP_ENV: 'production', JWT_SECRET: 's'.repeat(32), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true is for development and tests only'],
+    [{ APP_ENV: 'production', JWT_SECRET: 's'.repeat(32), PUSH_ALLOW_PRIVATE_NETWORKS: 'true' }, 'PUSH_ALLOW_PRIVATE_NETWORKS=true is for development and tests only'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET must be at least 32 characters'],
     [{ JWT_JWKS_URL: 'keys.json' }, 'JWT_JWKS_URL must be an http(s) URL'],
     [{ POLICY_MODE: 'opa' }, 'POLICY_MODE=opa needs OPA_URL'],

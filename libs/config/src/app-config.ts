@@ -40,7 +40,20 @@ export interface WebhooksConfig {
   secretKey: string | null;
 }
 
-function webhooksConfig(env: Env): WebhooksConfig {
+/**
+ * WEBHOOK_/PUSH_ALLOW_PRIVATE_NETWORKS: for development and tests only
+ * (extensions.md): in production they would let anyone who registers a
+ * webhook or a push subscription reach the service's own network.
+ */
+function allowPrivateNetworks(env: Env, name: string, appEnv: AppConfig['env']): boolean {
+  const allowed = oneOf(env, name, ['true', 'false'], 'false') === 'true';
+  if (allowed && appEnv === 'production') {
+    throw new ConfigError(`${name}=true is for development and tests only: it lets registered URLs reach loopback and private addresses; unset it with APP_ENV=production`);
+  }
+  return allowed;
+}
+
+function webhooksConfig(env: Env, appEnv: AppConfig['env']): WebhooksConfig {
   const retryHours = Number(env.WEBHOOK_RETRY_HOURS || 24);
   if (!Number.isFinite(retryHours) || retryHours < 0 || retryHours > 720) {
     throw new ConfigError(`WEBHOOK_RETRY_HOURS must be a number of hours from 0 to 720 (got "${env.WEBHOOK_RETRY_HOURS}")`);
@@ -51,7 +64,7 @@ function webhooksConfig(env: Env): WebhooksConfig {
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     retryHours,
     retryInitialMs: integer(env, 'WEBHOOK_RETRY_INITIAL_MS', 5000, 1, 3_600_000),
-    allowPrivateNetworks: oneOf(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+    allowPrivateNetworks: allowPrivateNetworks(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', appEnv),
     secretKey,
   };
 }
@@ -83,7 +96,7 @@ export interface NotificationsConfig {
 
 const BASE64URL_KEY = /^[A-Za-z0-9_-]{20,}$/;
 
-function notificationsConfig(env: Env, port: number): NotificationsConfig {
+function notificationsConfig(env: Env, port: number, appEnv: AppConfig['env']): NotificationsConfig {
   const smtpUrl = env.SMTP_URL || null;
   if (smtpUrl !== null && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) throw new ConfigError(`SMTP_URL must be like smtp://user:password@mail.example.com:587 or smtps://… (got "${smtpUrl.replace(/\/\/[^@/]*@/, '//…@')}")`);
   const publicKey = env.VAPID_PUBLIC_KEY || undefined;
@@ -109,7 +122,7 @@ function notificationsConfig(env: Env, port: number): NotificationsConfig {
     timeoutMs: integer(env, 'NOTIFY_TIMEOUT_MS', 10_000, 100, 120_000),
     retryInitialMs: integer(env, 'NOTIFY_RETRY_INITIAL_MS', 5000, 1, 3_600_000),
     retryHours,
-    allowPrivateNetworks: oneOf(env, 'PUSH_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+    allowPrivateNetworks: allowPrivateNetworks(env, 'PUSH_ALLOW_PRIVATE_NETWORKS', appEnv),
   };
 }
 
@@ -264,12 +277,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     consoleOidcClientId: consoleOidcClientId(env),
     ledgerSigningKey: env.LEDGER_SIGNING_KEY || null,
     http: httpConfig(env),
-    webhooks: webhooksConfig(env),
+    webhooks: webhooksConfig(env, appEnv),
     live: {
       queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
       heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
     },
-    notifications: notificationsConfig(env, port),
+    notifications: notificationsConfig(env, port, appEnv),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

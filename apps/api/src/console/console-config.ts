@@ -1,4 +1,4 @@
-import type { AppConfig } from '@im/config';
+import { type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 
 export interface ConsoleConfig {
   environment: AppConfig['env'];
@@ -6,12 +6,18 @@ export interface ConsoleConfig {
   oidc: { issuer: string; client_id: string; audience: string | null } | null;
 }
 
-/** How the console signs in: "sign in as" in development with a shared secret, OpenID Connect when a client id is configured. */
+/**
+ * How the console signs in: "sign in as" only where tokens are verified with
+ * the built-in development secret (development, neither JWT_SECRET nor
+ * JWT_JWKS_URL set), which anyone can sign with anyway; a configured secret
+ * is never used to mint tokens for whoever asks (a deployment that set
+ * JWT_SECRET but forgot APP_ENV=production). OpenID Connect when a client id is configured.
+ */
 export function consoleConfig(config: AppConfig): ConsoleConfig {
   const { issuer, audience } = config.jwt;
   return {
     environment: config.env,
-    development_sign_in: config.env === 'development' && config.jwt.kind === 'secret',
+    development_sign_in: config.env === 'development' && config.jwt.kind === 'secret' && config.jwt.secret === DEVELOPMENT_JWT_SECRET,
     oidc: config.consoleOidcClientId && issuer ? { issuer, client_id: config.consoleOidcClientId, audience: audience ?? null } : null,
   };
 }

@@ -53,7 +53,7 @@ export const ConsoleApiDocs = {
     ApiBody({ schema: SIGN_IN_AS }),
     ApiResponse({ status: 201, description: 'The token', schema: TOKEN_ANSWER }),
     ApiResponse({ status: 400, ...errorResponse('Invalid claims') }),
-    ApiResponse({ status: 403, ...errorResponse('Not development mode (APP_ENV=production), or tokens are verified with JWT_JWKS_URL') }),
+    ApiResponse({ status: 403, ...errorResponse('Not development mode with the built-in development secret: APP_ENV=production, or JWT_SECRET or JWT_JWKS_URL is set') }),
     ApiResponse({ status: 415, ...errorResponse('Body is not JSON') }),
   ),
 };

@@ -26,7 +26,9 @@ export class ConsoleController {
   @ConsoleApiDocs.developmentToken
   developmentToken(@Body() body: unknown): { token: string; expires_at: string } {
     if (!consoleConfig(this.config).development_sign_in) {
-      throw new ForbiddenError('Signing in as any user is offered only in development mode (APP_ENV=development with JWT_SECRET); sign in with your identity provider');
+      throw new ForbiddenError(
+        'Signing in as any user is offered only in development mode with the built-in development secret (APP_ENV=development, neither JWT_SECRET nor JWT_JWKS_URL set): this service verifies tokens with a configured key, which is never used to mint tokens for whoever asks; sign in with your identity provider',
+      );
     }
     try {
       const token = mintDevelopmentToken(this.config, parseDevelopmentSignInBody(body));

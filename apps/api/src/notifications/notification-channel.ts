@@ -8,6 +8,7 @@ import {
   type Incident,
   type IncidentState,
   incidentIdOfStream,
+  incidentStreamId,
   mayNotify,
   type NotificationDecision,
   type NotificationMedium,
@@ -31,6 +32,8 @@ import { notificationMail, notificationPayload } from './notification-text';
 import type { PushSender } from './push-sender';
 
 export const NOTIFICATION_CHANNEL = 'notification';
+/** The reason of a decision to send that is not sent yet (stored so before the send). */
+const SENDING = 'sending';
 /** The held decisions released per look. */
 const DUE_BATCH = 100;
 
@@ -49,6 +52,16 @@ export interface NotificationMessage extends OutboundMessage {
 /** One decision per responder, medium and triggering event: deciding the event again (after a restart) finds it. */
 export const notificationId = (responder: string, medium: string, eventId: string): string =>
   `ntf_${createHash('sha256').update(`${responder}\n${medium}\n${eventId}`).digest('base64url').slice(0, 24)}`;
+
+/** The incident as its events before `untilRevision` (all of them without it) leave it. */
+function foldIncident(incidentId: string, events: RecordedEvent[], untilRevision?: bigint): IncidentState {
+  let state: IncidentState;
+  for (const recorded of events) {
+    if (untilRevision !== undefined && recorded.revision >= untilRevision) break;
+    state = evolve(state, toLedgerEvent(recorded.event, incidentId));
+  }
+  return state;
+}
 
 /** Whose clearance a responder's notifications are read with: the token that saved the address, or registered the subscription. */
 const readerOf = (sub: string, clearance: string | undefined): Principal => ({
@@ -100,14 +113,18 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     const messages: NotificationMessage[] = [];
     for (const { record, incident } of candidates) {
       const stored = recorded.get(record.id);
-      // Decided before (a restart re-reads from the checkpoint): only a live send that had not succeeded goes again.
-      if (stored) {
-        if (stored.decision === 'FAILED' && stored.dueAt === null) messages.push(this.message(stored));
-        continue;
-      }
+      // Decided before (a restart re-reads from the checkpoint): what is still to be sent is due, and `due` sends it.
+      if (stored) continue;
       const decision = await this.decide(target.id, record.responder, incident);
-      if (decision.decision === 'SEND') messages.push(this.message(record));
-      else await this.deps.store.save({ ...record, decision: decision.decision, reason: decision.reason, dueAt: decision.decision === 'HELD' ? decision.until.toISOString() : null });
+      if (decision.decision === 'SEND') {
+        // Stored before it goes, due now: a crash before the outcome is stored leaves it to `due` after the restart,
+        // which sends it again under the same Message-ID (mail) or Topic (push) rather than deciding it anew.
+        const sending: NotificationRecord = { ...record, decision: 'HELD', reason: SENDING, dueAt: record.createdAt };
+        await this.deps.store.save(sending);
+        messages.push(this.message(sending));
+      } else {
+        await this.deps.store.save({ ...record, decision: decision.decision, reason: decision.reason, dueAt: decision.decision === 'HELD' ? decision.until.toISOString() : null });
+      }
     }
     return messages;
   }
@@ -124,6 +141,12 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
   async due(target: MediumTarget): Promise<NotificationMessage[]> {
     const due = await this.deps.store.due(target.id, this.deps.clock.now().toISOString(), DUE_BATCH);
     return due.map((record) => this.message(record));
+  }
+
+  /** A failed send is tried again when due: the record stays FAILED (with why) until then, and the worker goes on to the others. */
+  async postpone(_: MediumTarget, message: NotificationMessage, retryAt: Date): Promise<void> {
+    message.record = { ...message.record, dueAt: retryAt.toISOString() };
+    await this.deps.store.save(message.record);
   }
 
   /** Retries over without success: the record stays FAILED, and is no longer due (nor sent again after a restart). */
@@ -144,11 +167,7 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     for (const recorded of changes) {
       if (!streams.has(recorded.streamId)) streams.set(recorded.streamId, await this.deps.eventStore.readStream(recorded.streamId));
       const incidentId = incidentIdOfStream(recorded.streamId)!;
-      let before: IncidentState;
-      for (const earlier of streams.get(recorded.streamId)!) {
-        if (earlier.revision >= recorded.revision) break;
-        before = evolve(before, toLedgerEvent(earlier.event, incidentId));
-      }
+      const before = foldIncident(incidentId, streams.get(recorded.streamId)!, recorded.revision);
       const event = toLedgerEvent(recorded.event, incidentId);
       const after = evolve(before, event);
       for (const { responder, trigger } of notificationsDue(before, event, after)) {
@@ -208,22 +227,27 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       return { statusCode: null, error: null };
     }
     const outcome = await this.deps.mail.send({ to: address, ...notificationMail(record.content), messageId: `<${record.id}@notifications.incident-service>` });
-    this.settle(record, outcome.error === null, outcome.error ?? '');
-    // Refused for good: nothing more will be tried (not even after a restart).
-    if (outcome.final) record.dueAt = null;
+    this.settle(record, outcome);
     return outcome;
   }
 
   private async sendPush(message: NotificationMessage): Promise<SendOutcome> {
     const { record } = message;
     const all = await this.deps.subscriptions.listByUser(record.responder);
-    const waiting = all.filter((subscription) => !message.delivered.has(subscription.id));
     if (all.length === 0) {
       Object.assign(record, { decision: 'SUPPRESSED', reason: 'no_push_subscription', dueAt: null });
       return { statusCode: null, error: null };
     }
+    // Each subscription sees what the token that registered it may see: the others get nothing of this incident.
+    const incident = foldIncident(record.incidentId, await this.deps.eventStore.readStream(incidentStreamId(record.incidentId)));
+    const cleared = all.filter((subscription) => incident && this.deps.visibility.shows(readerOf(record.responder, subscription.clearance), incident));
+    if (cleared.length === 0) {
+      Object.assign(record, { decision: 'SUPPRESSED', reason: 'withheld', dueAt: null });
+      return { statusCode: null, error: null };
+    }
+    const waiting = cleared.filter((subscription) => !message.delivered.has(subscription.id));
     const payload = notificationPayload(record.content);
-    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY) })));
+    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY, record.id) })));
     for (const { subscription, outcome } of outcomes) {
       if (outcome.result === 'delivered') message.delivered.add(subscription.id);
       if (outcome.result === 'gone') await this.removeGone(record.responder, subscription.id);
@@ -236,9 +260,9 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
       return { statusCode: last?.statusCode ?? null, error: null };
     }
     // One of the responder's devices has it: that is a notification sent.
-    const sent = message.delivered.size > 0;
-    this.settle(record, sent, 'push_error');
-    return sent ? { statusCode: 201, error: null } : { statusCode: failed[0].statusCode, error: failed[0].error };
+    if (message.delivered.size > 0) return this.settle(record, { statusCode: 201, error: null });
+    // Final only when no subscription could take it later (a blocked address, keys nothing can encrypt for).
+    return this.settle(record, { statusCode: failed[0].statusCode, error: failed[0].error, final: failed.every((failure) => failure.final) });
   }
 
   /** A failure to record the removal leaves it for the next send, which meets the same 404/410. */
@@ -250,9 +274,15 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     }
   }
 
-  /** The same record becomes SENT (held or failed before), or FAILED with why (still due when it was held). */
-  private settle(record: NotificationRecord, sent: boolean, failure: string): void {
-    if (sent) Object.assign(record, { decision: 'SENT', reason: null, sentAt: this.deps.clock.now().toISOString(), dueAt: null });
-    else Object.assign(record, { decision: 'FAILED', reason: failure });
+  /**
+   * The same record becomes SENT (held or failed before), or FAILED with why:
+   * still due (now, until the worker postpones it) when it is to be retried,
+   * so a crash in between leaves it to `due`; no longer due when refused for good.
+   */
+  private settle(record: NotificationRecord, outcome: SendOutcome): SendOutcome {
+    const now = this.deps.clock.now().toISOString();
+    if (outcome.error === null) Object.assign(record, { decision: 'SENT', reason: null, sentAt: now, dueAt: null });
+    else Object.assign(record, { decision: 'FAILED', reason: outcome.error, dueAt: outcome.final ? null : (record.dueAt ?? now) });
+    return outcome;
   }
 }

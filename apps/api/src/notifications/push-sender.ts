@@ -2,8 +2,11 @@ import { Agent } from 'node:https';
 import webPush, { WebPushError } from 'web-push';
 import type { PushSubscriptionRecord } from '@im/read-models';
 import { BlockedAddressError, checkDestination, pinnedLookup } from '../webhooks/webhook-address';
+import { BLOCKED_ADDRESS } from '../webhooks/webhook-sender';
+import { validSubscriptionKeys } from './push-subscription.input';
 import type { VapidKeys } from './vapid-keys';
 
+const INVALID_KEYS = 'invalid_subscription_keys';
 /** How long a push service keeps a message for a device that is offline. */
 const TTL_SECONDS = 24 * 3600;
 
@@ -11,7 +14,8 @@ export type PushOutcome =
   | { result: 'delivered'; statusCode: number }
   /** 404 or 410: the subscription expired or was unsubscribed; it is removed. */
   | { result: 'gone'; statusCode: number }
-  | { result: 'failed'; statusCode: number | null; error: string };
+  /** `final`: no retry can succeed (a refused address, keys nothing can be encrypted for). */
+  | { result: 'failed'; statusCode: number | null; error: string; final?: boolean };
 
 /**
  * Web Push (RFC 8030) with the payload encrypted for the subscription
@@ -26,20 +30,25 @@ export class PushSender {
     private readonly allowPrivateNetworks: boolean,
   ) {}
 
-  async send(subscription: PushSubscriptionRecord, payload: string, urgent: boolean): Promise<PushOutcome> {
+  async send(subscription: PushSubscriptionRecord, payload: string, urgent: boolean, topic: string): Promise<PushOutcome> {
+    // Registered before keys were checked, or stored damaged: encryption can never succeed.
+    if (!validSubscriptionKeys(subscription.keys)) return { result: 'failed', statusCode: null, error: INVALID_KEYS, final: true };
     try {
-      const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks);
+      const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks, AbortSignal.timeout(this.timeoutMs));
       const { statusCode } = await webPush.sendNotification({ endpoint: subscription.endpoint, keys: subscription.keys }, payload, {
         vapidDetails: this.keys,
         TTL: TTL_SECONDS,
         urgency: urgent ? 'high' : 'normal',
+        // A message sent again (after a restart) replaces the first at the push service while it is undelivered.
+        topic,
         timeout: this.timeoutMs,
         // The address checked is the one connected to: DNS cannot change in between.
         agent: new Agent({ lookup: pinnedLookup(destination) }),
       });
       return { result: 'delivered', statusCode };
     } catch (error) {
-      if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: 'blocked_address' };
+      if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: BLOCKED_ADDRESS, final: true };
+      if (error instanceof DOMException && error.name === 'TimeoutError') return { result: 'failed', statusCode: null, error: 'timeout' };
       if (error instanceof WebPushError) {
         return error.statusCode === 404 || error.statusCode === 410 ? { result: 'gone', statusCode: error.statusCode } : { result: 'failed', statusCode: error.statusCode, error: 'push_error' };
       }

@@ -1,3 +1,4 @@
+import { ECDH } from 'node:crypto';
 import { InvalidError } from '@im/incidents';
 
 export interface PushSubscriptionInput {
@@ -13,6 +14,22 @@ function decoded(value: unknown, bytes: number): Buffer | undefined {
   if (typeof value !== 'string' || !BASE64URL.test(value)) return undefined;
   const buffer = Buffer.from(value, 'base64url');
   return buffer.length === bytes ? buffer : undefined;
+}
+
+/** A point on P-256: what encryption for the subscription needs (RFC 8291), and what a random 65 bytes is not. */
+function isP256Point(key: Buffer): boolean {
+  try {
+    ECDH.convertKey(key, 'prime256v1');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Keys a message can be encrypted for: an uncompressed P-256 point and a 16-byte auth secret. */
+export function validSubscriptionKeys(keys: { p256dh?: unknown; auth?: unknown } | null | undefined): boolean {
+  const p256dh = decoded(keys?.p256dh, 65);
+  return p256dh !== undefined && p256dh[0] === 0x04 && isP256Point(p256dh) && decoded(keys?.auth, 16) !== undefined;
 }
 
 /**
@@ -32,7 +49,7 @@ export function parsePushSubscriptionInput(input: { endpoint?: unknown; keys?: {
     throw new InvalidError(`endpoint must be the https URL of a push service, at most ${ENDPOINT_MAX_LENGTH} characters`);
   }
   const p256dh = decoded(input.keys?.p256dh, 65);
-  if (!p256dh || p256dh[0] !== 0x04) throw new InvalidError('keys.p256dh must be the base64url of an uncompressed P-256 public key (65 bytes)');
+  if (!p256dh || p256dh[0] !== 0x04 || !isP256Point(p256dh)) throw new InvalidError('keys.p256dh must be the base64url of an uncompressed P-256 public key (65 bytes, a point on the curve)');
   const auth = decoded(input.keys?.auth, 16);
   if (!auth) throw new InvalidError('keys.auth must be the base64url of a 16-byte authentication secret');
   return { endpoint: url.href, keys: { p256dh: p256dh.toString('base64url'), auth: auth.toString('base64url') } };

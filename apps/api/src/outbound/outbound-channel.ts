@@ -50,6 +50,14 @@ export interface OutboundChannel<Target extends OutboundTarget, Message extends 
    * between ledger batches like any other, retries included.
    */
   due?(target: Target): Promise<Message[]>;
+  /**
+   * Takes over a failed message's retry at `retryAt` (stored, and handed back
+   * by `due` then): the worker goes on to the next message at once. For
+   * channels whose messages need no order among them (notifications), so
+   * one failing recipient never holds up the others. Without it the worker
+   * waits and retries in place, keeping the target's order (webhooks).
+   */
+  postpone?(target: Target, message: Message, retryAt: Date): Promise<void>;
   /** A message's last attempt is made: it succeeded, or its retries are over (`outcome.error` set). */
   settled?(target: Target, message: Message, outcome: SendOutcome): Promise<void>;
 }

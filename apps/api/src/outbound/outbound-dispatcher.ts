@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventStore, RecordedEvent } from '@im/event-store';
 import type { OutboundStore, ResendRequest } from '@im/read-models';
+import { AttemptIds } from './attempt-ids';
 import type { OutboundChannel, OutboundMessage, OutboundTarget } from './outbound-channel';
 import { LedgerTail } from './ledger-tail';
 import { OutboundJournal } from './outbound-journal';
@@ -16,14 +17,8 @@ export interface DispatcherOptions {
   now?: () => number;
 }
 
-let lastAttemptTime = 0;
-let attemptSequence = 0;
-/** Attempt ids in the order they were made: milliseconds, then a sequence within the process. */
-const nextAttemptId = (now: number): string => {
-  attemptSequence = now === lastAttemptTime ? attemptSequence + 1 : 0;
-  lastAttemptTime = Math.max(now, lastAttemptTime);
-  return `${lastAttemptTime.toString(16).padStart(12, '0')}${attemptSequence.toString(16).padStart(6, '0')}`;
-};
+/** One for the process: every channel's attempts share the log's ids. */
+const attemptIds = new AttemptIds();
 
 /**
  * Runs one outbound channel: a durable consumer of the ledger per target,
@@ -55,7 +50,7 @@ export class OutboundDispatcher<Target extends OutboundTarget, Message extends O
       tail: this.tail,
       journal: this.journal,
       schedule: options.schedule,
-      attemptId: () => nextAttemptId(now()),
+      attemptId: () => attemptIds.next(now()),
       now,
       onError: (target, error) => options.onError(`deliver to ${channel.name} ${target.id}`, error),
     };

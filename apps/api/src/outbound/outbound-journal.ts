@@ -1,4 +1,4 @@
-import type { NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
+import type { AttemptHistory, NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
 
 /** How often what the consumers did is committed: what a kill -9 may make them deliver again. */
 const FLUSH_EVERY_MS = 100;
@@ -11,6 +11,8 @@ const FLUSH_EVERY_MS = 100;
  */
 export class OutboundJournal {
   private pending = new Map<string, OutboundProgress>();
+  /** The batch being committed: its attempts count in a history until the store has them. */
+  private inFlight?: Map<string, OutboundProgress>;
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
   /** Resolved when what was pending at the time they were added is committed. */
@@ -39,31 +41,68 @@ export class OutboundJournal {
     this.progressOf(consumer).position = position;
   }
 
+  /**
+   * How often the consumer's message was tried, and when first: the store's
+   * log (attempts before a restart included) with what is not committed yet.
+   */
+  async history(consumer: string, attempt: Pick<NewDeliveryAttempt, 'channel' | 'targetId' | 'messageId'>): Promise<AttemptHistory | undefined> {
+    const stored = await this.store.history(attempt.channel, attempt.targetId, attempt.messageId);
+    const uncommitted = [this.pending.get(consumer), this.inFlight?.get(consumer)].flatMap((progress) => progress?.attempts ?? []).filter((made) => made.messageId === attempt.messageId);
+    const times = [...(stored ? [stored.firstAttemptedAt] : []), ...uncommitted.map((made) => made.attemptedAt)].sort();
+    return times.length === 0 ? undefined : { attempts: (stored?.attempts ?? 0) + uncommitted.length, firstAttemptedAt: times[0] };
+  }
+
   /** Resolves once everything recorded so far is committed (a re-send is marked done only then). */
   committed(): Promise<void> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** Commits what is pending; one commit at a time, in order. A failed commit is put back and tried again. */
+  /**
+   * Commits what is pending; one commit at a time, in order. When the batch
+   * fails, each consumer's part is committed alone: one that cannot be
+   * committed is put back and tried again, and holds up no other consumer.
+   */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(async () => {
       const batch = this.pending;
       const waiting = this.waiting;
       this.pending = new Map();
       this.waiting = [];
+      this.inFlight = batch;
       try {
-        if (batch.size > 0) await this.store.commit([...batch.values()]);
-        waiting.forEach((resolve) => resolve());
-      } catch (error) {
-        this.onError(error);
-        this.waiting.unshift(...waiting);
-        for (const [consumer, progress] of batch) {
-          const later = this.pending.get(consumer);
-          this.pending.set(consumer, { consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
-        }
+        const failed = await this.commit([...batch.values()]);
+        if (failed.length === 0) waiting.forEach((resolve) => resolve());
+        else this.putBack(failed, waiting);
+      } finally {
+        this.inFlight = undefined;
       }
     });
     return this.flushing;
+  }
+
+  /** The parts that could not be committed. */
+  private async commit(batch: OutboundProgress[]): Promise<OutboundProgress[]> {
+    if (batch.length === 0) return [];
+    try {
+      await this.store.commit(batch);
+      return [];
+    } catch (error) {
+      if (batch.length === 1) {
+        this.onError(error);
+        return batch;
+      }
+      const failed: OutboundProgress[] = [];
+      for (const progress of batch) failed.push(...(await this.commit([progress])));
+      return failed;
+    }
+  }
+
+  private putBack(failed: OutboundProgress[], waiting: (() => void)[]): void {
+    this.waiting.unshift(...waiting);
+    for (const progress of failed) {
+      const later = this.pending.get(progress.consumer);
+      this.pending.set(progress.consumer, { consumer: progress.consumer, position: later?.position ?? progress.position, attempts: [...progress.attempts, ...(later?.attempts ?? [])] });
+    }
   }
 
   private progressOf(consumer: string): OutboundProgress {

@@ -25,8 +25,9 @@ export const consumerOf = (channel: string, targetId: string) => `${channel}:${t
 
 /**
  * Delivers the ledger to one target, in ledger order, one event at a time:
- * each event until it succeeds or its retries end, then the next. Each target
- * has its own worker, so a slow or failing endpoint holds up only itself.
+ * each event until it succeeds or its retries end, then the next (unless the
+ * channel takes a failed message's retries over: then the next goes at once).
+ * Each target has its own worker, so a slow or failing endpoint holds up only itself.
  */
 export class OutboundWorker<Target extends OutboundTarget, Message extends OutboundMessage> {
   private readonly stopping = new AbortController();
@@ -110,20 +111,34 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
     return true;
   }
 
-  /** Tries one event until it succeeds or its retries end (true), or the worker stops (false). */
+  /**
+   * Tries one event until it succeeds or its retries end (true), or the
+   * worker stops (false). The retry window counts from the message's first
+   * attempt in the log, so a restart does not open a new one.
+   */
   private async deliver(message: Message, signal: AbortSignal): Promise<boolean> {
-    const firstAttemptAt = this.context.now();
-    for (let failures = 1; ; failures += 1) {
+    for (;;) {
       const outcome = await this.attempt(message, signal);
       if (!outcome || signal.aborted) return false;
-      const delay = outcome.error === null || outcome.final ? undefined : this.context.schedule.nextDelayMs(failures, firstAttemptAt, this.context.now());
+      const delay = outcome.error === null || outcome.final ? undefined : await this.retryDelay(message);
       // Sent, or given up: the log shows every failed attempt, and the next event goes.
       if (delay === undefined) {
         await this.context.channel.settled?.(this.target, message, outcome);
         return true;
       }
+      if (this.context.channel.postpone) {
+        await this.context.channel.postpone(this.target, message, new Date(this.context.now() + delay));
+        return true;
+      }
       const slept = await sleep(delay, true, { signal }).catch(() => false);
       if (!slept) return false;
     }
+  }
+
+  /** The pause before the message's next attempt, from its attempts so far; undefined when its window is over. */
+  private async retryDelay(message: Message): Promise<number | undefined> {
+    const history = await this.context.journal.history(this.consumer, { channel: this.context.channel.name, targetId: this.target.id, messageId: message.messageId });
+    const now = this.context.now();
+    return this.context.schedule.nextDelayMs(history?.attempts ?? 1, history ? Date.parse(history.firstAttemptedAt) : now, now);
   }
 }

@@ -24,6 +24,10 @@ describe('isPublicAddress', () => {
     '0.0.0.0',
     '::',
     '::ffff:10.0.0.1',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a00:1',
+    '::8.8.8.8',
     '64:ff9b::a00:1',
     '224.0.0.1',
     'not-an-address',
@@ -37,6 +41,17 @@ describe('isPublicAddress', () => {
 });
 
 describe('checkDestination', () => {
+  it('refuses an IPv4-compatible IPv6 host as the URL parser writes it ([::127.0.0.1] is [::7f00:1])', async () => {
+    await expect(checkDestination(new URL('http://[::127.0.0.1]/'), false)).rejects.toThrow(BlockedAddressError);
+    await expect(checkDestination(new URL('http://[::a00:1]/'), false)).rejects.toThrow(BlockedAddressError);
+  });
+
+  it('gives up the lookup when the signal aborts (the request timeout), without waiting for the resolver', async () => {
+    const started = Date.now();
+    await expect(checkDestination(new URL('http://example.com/'), false, AbortSignal.abort(new Error('timed out')))).rejects.toThrow('timed out');
+    expect(Date.now() - started).toBeLessThan(100);
+  });
+
   it.each(['http://127.0.0.1/', 'http://2130706433/', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]/', 'http://169.254.169.254/latest/meta-data', 'http://[fd00::1]/', 'http://localhost:8080/'])(
     'refuses %s (the URL parser normalises every spelling of the host first)',
     async (url) => {

@@ -82,7 +82,7 @@ export class WebhookCommandHandler {
   /** A host that is, or resolves to, a private address is refused; one that does not resolve yet is checked again at each delivery. */
   private async refuseBlocked(url: URL): Promise<void> {
     try {
-      await checkDestination(url, this.config.webhooks.allowPrivateNetworks);
+      await checkDestination(url, this.config.webhooks.allowPrivateNetworks, AbortSignal.timeout(this.config.webhooks.timeoutMs));
     } catch (error) {
       if (error instanceof BlockedAddressError) {
         throw new InvalidError(`url is refused: ${error.message} (loopback, private, link-local, unique-local and metadata addresses cannot receive webhooks)`);

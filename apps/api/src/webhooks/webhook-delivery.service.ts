@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, WEBHOOKS_STREAM, type WebhookRegisteredData } from '@im/incidents';
 import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { CLOCK, type Clock } from '../ledger/clock';
 import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
 import { RetrySchedule } from '../outbound/retry-schedule';
 import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
@@ -37,6 +38,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(WEBHOOK_SECRET_KEY) private readonly secretKey: Buffer,
     private readonly authorizer: TimelineAuthorizer,
     private readonly commands: WebhookCommandHandler,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /** Whether this process delivers (else apps/projector does). */
@@ -52,6 +54,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     this.dispatcher = new OutboundDispatcher(channel, this.eventStore, this.store, {
       schedule: new RetrySchedule({ initialMs: webhooks.retryInitialMs, windowMs: webhooks.retryHours * HOUR_MS }),
       onError: (what, error) => this.logger.error(`Could not ${what}, will try again: ${String(error)}`),
+      now: () => this.clock.now().getTime(),
     });
     await this.dispatcher.start((events) => {
       const ours = events.filter((recorded) => recorded.streamId === WEBHOOKS_STREAM);

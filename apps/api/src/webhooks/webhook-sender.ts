@@ -46,7 +46,7 @@ export class WebhookSender {
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const cut = AbortSignal.any([signal, timeout]);
     try {
-      const destination = await checkDestination(new URL(webhook.url), this.options.allowPrivateNetworks);
+      const destination = await checkDestination(new URL(webhook.url), this.options.allowPrivateNetworks, cut);
       const timestamp = Math.floor(this.now() / 1000);
       const headers = {
         'content-type': 'application/cloudevents+json',

@@ -64,6 +64,23 @@ export function describeOutboundStoreContract(adapter: string, makeHarness: () =
       expect(await store.checkpoint('webhook:w1')).toBe(7n);
     });
 
+    it('answers how often a message was tried on a target and when first, across commits (a restart counts its window from there)', async () => {
+      const early = attempt('w1', 'e1', { attemptedAt: '2026-11-22T09:00:00.000Z' });
+      await store.commit([{ consumer: 'webhook:w1', attempts: [attempt('w1', 'e1', { attemptedAt: '2026-11-22T09:30:00.000Z' }), early, attempt('w2', 'e1')] }]);
+      await store.commit([{ consumer: 'webhook:w1', attempts: [attempt('w1', 'e1', { attemptedAt: '2026-11-22T10:00:00.000Z' })] }]);
+      expect(await store.history('webhook', 'w1', early.messageId)).toEqual({ attempts: 3, firstAttemptedAt: '2026-11-22T09:00:00.000Z' });
+      expect(await store.history('webhook', 'w2', early.messageId)).toBeUndefined();
+      expect(await store.history('webhook', 'w1', 'msg_other')).toBeUndefined();
+    });
+
+    it('keeps an attempt committed twice (a commit put back after it failed) once, and the commit still goes through', async () => {
+      const once = attempt('w1', 'e1');
+      await store.commit([{ consumer: 'webhook:w1', attempts: [once] }]);
+      await store.commit([{ consumer: 'webhook:w1', position: 9n, attempts: [once, attempt('w1', 'e2')] }]);
+      expect((await store.attempts('webhook', 'w1', 10)).map((a) => a.eventId)).toEqual(['e2', 'e1']);
+      expect(await store.checkpoint('webhook:w1')).toBe(9n);
+    });
+
     it('holds re-send requests until they are carried out, oldest first, once each', async () => {
       const request = (id: string, second: number) => ({ id, channel: 'webhook', targetId: 'w1', attemptId: 'a1', requestedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() });
       await store.requestResend(request('r2', 2));

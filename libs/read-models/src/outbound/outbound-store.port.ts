@@ -36,6 +36,12 @@ export interface OutboundProgress {
   attempts: NewDeliveryAttempt[];
 }
 
+/** The attempts made so far of one message to one target (a retry window counts from the first, whatever restarted since). */
+export interface AttemptHistory {
+  attempts: number;
+  firstAttemptedAt: string;
+}
+
 /** A re-send asked for through the api, carried out by whichever process delivers. */
 export interface ResendRequest {
   id: string;
@@ -64,6 +70,8 @@ export interface OutboundStore {
   /** The target's attempts, newest first. */
   attempts(channel: string, targetId: string, limit: number): Promise<DeliveryAttempt[]>;
   findAttempt(channel: string, targetId: string, attemptId: string): Promise<DeliveryAttempt | undefined>;
+  /** How often the message (by its message id) was tried on the target, and when first; undefined: never. */
+  history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined>;
   requestResend(request: ResendRequest): Promise<void>;
   /** Re-sends of the channel not yet carried out, oldest first. */
   pendingResends(channel: string): Promise<ResendRequest[]>;

@@ -1,5 +1,5 @@
 import { type Connection, Schema } from 'mongoose';
-import type { DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import type { AttemptHistory, DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
 import { fromHex, hex } from './positions';
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'position'> & { _id: string; position: string };
@@ -42,6 +42,7 @@ export class MongoOutboundStore implements OutboundStore {
       { collection: 'ob_attempts', versionKey: false },
     );
     attemptSchema.index({ channel: 1, targetId: 1, _id: -1 });
+    attemptSchema.index({ channel: 1, targetId: 1, messageId: 1 });
     this.attemptLog = connection.model<StoredAttempt>('outbound_attempts', attemptSchema);
     this.counters = connection.model<{ _id: string; n: number }>(
       'outbound_attempt_counters',
@@ -93,6 +94,15 @@ export class MongoOutboundStore implements OutboundStore {
   async findAttempt(channel: string, targetId: string, attemptId: string): Promise<DeliveryAttempt | undefined> {
     const row = await this.attemptLog.findOne({ _id: attemptId, channel, targetId }).lean();
     return row ? toAttempt(row) : undefined;
+  }
+
+  async history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined> {
+    const [row] = await this.attemptLog.aggregate<AttemptHistory>([
+      { $match: { channel, targetId, messageId } },
+      { $group: { _id: null, attempts: { $sum: 1 }, firstAttemptedAt: { $min: '$attemptedAt' } } },
+      { $project: { _id: 0, attempts: 1, firstAttemptedAt: 1 } },
+    ]);
+    return row;
   }
 
   async requestResend({ id, ...request }: ResendRequest): Promise<void> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import type { AttemptHistory, DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
 
 interface AttemptRow {
   id: string;
@@ -36,6 +36,7 @@ export class SqliteOutboundStore implements OutboundStore {
   private readonly insertAttempt;
   private readonly selectAttempts;
   private readonly selectAttempt;
+  private readonly selectHistory;
   private readonly insertResend;
   private readonly selectResends;
   private readonly deleteResend;
@@ -49,6 +50,7 @@ export class SqliteOutboundStore implements OutboundStore {
       );
       CREATE INDEX IF NOT EXISTS outbound_attempts_by_target ON outbound_attempts (channel, target_id, id);
       CREATE INDEX IF NOT EXISTS outbound_attempts_by_event ON outbound_attempts (channel, target_id, event_id);
+      CREATE INDEX IF NOT EXISTS outbound_attempts_by_message ON outbound_attempts (channel, target_id, message_id);
       CREATE TABLE IF NOT EXISTS outbound_resends (id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, attempt_id TEXT NOT NULL, requested_at TEXT NOT NULL);`);
     this.selectCheckpoint = db.prepare(`SELECT position FROM outbound_checkpoints WHERE consumer = ?`).pluck().safeIntegers();
     this.moveCheckpoint = db.prepare(
@@ -56,14 +58,19 @@ export class SqliteOutboundStore implements OutboundStore {
        ON CONFLICT (consumer) DO UPDATE SET position = max(position, excluded.position)`,
     );
     // The attempt is numbered in the insert itself: one more than the event's attempts already recorded.
+    // An attempt committed again (after a commit that failed part way) is the same attempt: kept once, never a failed batch.
     this.insertAttempt = db.prepare(
       `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
        VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
          1 + (SELECT count(*) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId),
-         @attemptedAt, @statusCode, @error, @durationMs)`,
+         @attemptedAt, @statusCode, @error, @durationMs)
+       ON CONFLICT (id) DO NOTHING`,
     );
     this.selectAttempts = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? ORDER BY id DESC LIMIT ?`);
     this.selectAttempt = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? AND id = ?`);
+    this.selectHistory = db.prepare(
+      `SELECT count(*) AS attempts, min(attempted_at) AS firstAttemptedAt FROM outbound_attempts WHERE channel = ? AND target_id = ? AND message_id = ?`,
+    );
     this.insertResend = db.prepare(
       `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`,
     );
@@ -92,6 +99,11 @@ export class SqliteOutboundStore implements OutboundStore {
   async findAttempt(channel: string, targetId: string, attemptId: string): Promise<DeliveryAttempt | undefined> {
     const row = this.selectAttempt.get(channel, targetId, attemptId) as AttemptRow | undefined;
     return row && toAttempt(row);
+  }
+
+  async history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined> {
+    const row = this.selectHistory.get(channel, targetId, messageId) as AttemptHistory;
+    return row.attempts > 0 ? row : undefined;
   }
 
   async requestResend(request: ResendRequest): Promise<void> {
