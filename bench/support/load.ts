@@ -69,7 +69,7 @@ export async function withBuiltServer<T>(
   const dir = tempDir(name);
   await seed?.(dir.path);
   // BENCH_CPU_PROF_DIR=<dir>: the server writes a CPU profile there (read it with `npm run bench:profile -- <file>`).
-  const profile = process.env.BENCH_CPU_PROF_DIR ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.preload.js')}` } : {};
+  const profile: Record<string, string> = process.env.BENCH_CPU_PROF_DIR ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.preload.js')}` } : {};
   const server = await startServer({ DATA_DIR: dir.path, ...profile, ...env }, 60_000);
   try {
     return await work(server.url, dir.path, server.child.pid!);
