@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import type { SubscribersData, SubscribersReport, ToSubscribers } from './live-subscribers.worker';
+import { cpuMs } from './support/cpu-time';
 import { load, type LoadResult, withBuiltServer } from './support/load';
 
 const WRITER = `Bearer ${token({ sub: 'bench-writer', roles: ['timeline.writer'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -100,7 +101,10 @@ export async function liveDelivery(seconds: number): Promise<string> {
   return withBuiltServer('bench-live-delivery', { LOG_LEVEL: 'warn' }, async (url, _dir, pid) => {
     const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { authorization: WRITER, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Live delivery bench', severity: 'SEV-2' }) });
     const { id: incidentId } = (await created.json()) as { id: string };
+    const cpuBeforeAppends = cpuMs(`/proc/${pid}`);
     const without1 = await maxAppends(url, incidentId);
+    // The server's CPU per append alone, to tell the deliveries' share of the paced run's.
+    const serverMsPerAppend = (cpuMs(`/proc/${pid}`) - cpuBeforeAppends) / without1.requests;
     const rssBefore = rssMiB(pid);
 
     const total = APPENDS_PER_SECOND * seconds;
@@ -110,9 +114,13 @@ export async function liveDelivery(seconds: number): Promise<string> {
     const rssSubscribed = rssMiB(pid);
 
     const started = performance.now();
+    const cpuBeforePaced = cpuMs(`/proc/${pid}`);
     const failed = await pacedAppends(url, incidentId, new Float64Array(shared), APPENDS_PER_SECOND);
     const pacedSeconds = (performance.now() - started) / 1000;
     const paced = await worker.collect(30_000, total - failed);
+    const serverPacedMs = cpuMs(`/proc/${pid}`) - cpuBeforePaced;
+    const serverDeliveryMs = serverPacedMs - serverMsPerAppend * total;
+    const microsPerDelivery = (ms: number) => ((ms * 1000) / Math.max(1, paced.deliveries)).toFixed(1);
     const rssAfter = rssMiB(pid);
 
     const withSubscribers = await maxAppends(url, incidentId);
@@ -138,6 +146,8 @@ export async function liveDelivery(seconds: number): Promise<string> {
       ...paced.kinds.map((k) => `| ${k.name}: received every event, each once; sent → delivered p50 / p99 ms | ${k.complete} of ${k.subscribers}; ${k.p50.toFixed(1)} / ${k.p99.toFixed(1)} |`),
       `| RSS: before subscribers / subscribed / after the run, MiB | ${rssBefore.toFixed(0)} / ${rssSubscribed.toFixed(0)} / ${rssAfter.toFixed(0)} |`,
       `| RSS growth per 1,000 subscribers (subscribed / after the run), MiB | ${(((rssSubscribed - rssBefore) * 1000) / subscriberCount).toFixed(1)} / ${(((rssAfter - rssBefore) * 1000) / subscriberCount).toFixed(1)} |`,
+      `| CPU per delivered event, µs: server (the paced run's CPU less ${(serverMsPerAppend * 1000).toFixed(0)} µs per append) / subscribers' thread | ${microsPerDelivery(serverDeliveryMs)} / ${microsPerDelivery(paced.cpuMs)} |`,
+      `| CPU of the paced run, s: server / subscribers' thread | ${(serverPacedMs / 1000).toFixed(1)} / ${(paced.cpuMs / 1000).toFixed(1)} |`,
       `| appends/s without subscribers (before, after) | ${without1.rps}, ${without2.rps} |`,
       `| appends/s with the subscribers connected | ${withSubscribers.rps} (${(withSubscribers.rps / withoutRps).toFixed(2)} × without) |`,
       `| append p99 ms without / with | ${Math.max(without1.p99, without2.p99)} / ${withSubscribers.p99} |`,

@@ -9,6 +9,7 @@ import { build as histogram } from 'hdr-histogram-js';
 import { type ClientRequest, request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { WebSocket } from 'ws';
+import { cpuMs } from './support/cpu-time';
 
 export interface SubscribersData {
   url: string;
@@ -38,6 +39,8 @@ export interface SubscribersReport {
   p99: number;
   max: number;
   ended: number;
+  /** CPU time this thread spent (ms) from `opened` to this report: the subscribers' own cost of the deliveries. */
+  cpuMs: number;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -176,6 +179,7 @@ async function main(): Promise<void> {
       );
     }
   }
+  const cpuAtOpen = cpuMs('/proc/thread-self');
   parentPort!.postMessage({ type: 'opened' });
   parentPort!.on('message', async (message: ToSubscribers) => {
     if (message.type === 'close') {
@@ -198,6 +202,7 @@ async function main(): Promise<void> {
       p99: latency.getValueAtPercentile(99) / 1000,
       max: latency.maxValue / 1000,
       ended,
+      cpuMs: cpuMs('/proc/thread-self') - cpuAtOpen,
     };
     parentPort!.postMessage({ type: 'report', report });
   });

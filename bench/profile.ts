@@ -74,8 +74,16 @@ const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
 };
 
+function report(file: string): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  console.log('\nSelf time by package:\n' + selfTime(profile, packageOf, 20).join('\n'));
+  console.log('\nSelf time by function:\n' + selfTime(profile, functionOf, 40).join('\n'));
+}
+
 async function main() {
   const workload = process.argv[2] ?? 'appends';
+  // A profile written elsewhere (a bench run with BENCH_CPU_PROF_DIR): only the report.
+  if (workload.endsWith('.cpuprofile')) return report(workload);
   if (!WORKLOADS[workload]) throw new Error(`workload is one of ${Object.keys(WORKLOADS).join(', ')}`);
   const data = tempDir('bench-profile');
   const profiles = tempDir('bench-cpuprofile');
@@ -92,9 +100,7 @@ async function main() {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const file = readdirSync(profiles.path).find((f) => f.endsWith('.cpuprofile'))!;
-  const profile = JSON.parse(readFileSync(join(profiles.path, file), 'utf8')) as CpuProfile;
-  console.log('\nSelf time by package:\n' + selfTime(profile, packageOf, 20).join('\n'));
-  console.log('\nSelf time by function:\n' + selfTime(profile, functionOf, 40).join('\n'));
+  report(join(profiles.path, file));
   data.remove();
   if (process.env.KEEP_PROFILE) console.log(`\nProfile kept: ${join(profiles.path, file)}`);
   else profiles.remove();

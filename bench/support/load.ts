@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 
 export interface LoadResult {
   requests: number;
@@ -67,7 +68,9 @@ export async function withBuiltServer<T>(
   const { tempDir } = await import('../../test/support/temp-dir');
   const dir = tempDir(name);
   await seed?.(dir.path);
-  const server = await startServer({ DATA_DIR: dir.path, ...env }, 60_000);
+  // BENCH_CPU_PROF_DIR=<dir>: the server writes a CPU profile there (read it with `npm run bench:profile -- <file>`).
+  const profile: Record<string, string> = process.env.BENCH_CPU_PROF_DIR ? { NODE_OPTIONS: `--require ${join(__dirname, 'cpu-profile.preload.js')}` } : {};
+  const server = await startServer({ DATA_DIR: dir.path, ...profile, ...env }, 60_000);
   try {
     return await work(server.url, dir.path, server.child.pid!);
   } finally {

@@ -6,6 +6,7 @@ import { type DocumentNode, type ExecutionResult, getOperationAST, GraphQLError,
 import { CloseCode, type Context, type SubscribeMessage } from 'graphql-ws';
 import type * as GraphqlWsOverWs from 'graphql-ws/dist/use/ws';
 import type { IncomingMessage, Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Principal } from '../auth/principal';
@@ -13,9 +14,11 @@ import { expiresAt, RequestAuthenticator } from '../auth/request-authenticator';
 import { classifyAndLog, codedGraphqlError } from '../errors/http-error.filter';
 import { BODY_LIMIT_BYTES } from '../http/json-body.parser';
 import { IncidentQueryService } from '../incidents/incident-query.service';
+import { BatchedWebSocket } from './batched-web-socket';
 import { contextFor } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
 import { queryLimitError } from './query-limits.plugin';
+import { rememberOperation, subscribeSharingExecutions } from './shared-execution';
 import { missingRole, rootFields } from './subscription-access';
 import { SLOW_CONSUMER } from './subscription-payloads';
 
@@ -68,7 +71,7 @@ const closeCodeFor = (status: number) => (status === 401 ? CloseCode.Unauthorize
  */
 @Injectable()
 export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT_BYTES });
+  private readonly sockets = new WebSocketServer({ noServer: true, maxPayload: BODY_LIMIT_BYTES, WebSocket: BatchedWebSocket });
   private server?: Server;
   private stop?: () => void | Promise<void>;
 
@@ -99,6 +102,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
         onSubscribe: (context, _id, payload) => this.subscribe(context, payload),
         onNext: (context, _id, _payload, _args, result) => this.cutOffSlowConsumer(context, result),
         onError: (_context, _id, _payload, errors) => errors.map((error) => codedGraphqlError(error).toJSON()),
+        subscribe: subscribeSharingExecutions,
       },
       this.sockets,
       KEEP_ALIVE_MS,
@@ -142,7 +146,10 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    this.sockets.handleUpgrade(request, socket, head, (ws) => this.sockets.emit('connection', ws, request));
+    this.sockets.handleUpgrade(request, socket, head, (ws) => {
+      ws.transport = socket as Socket;
+      this.sockets.emit('connection', ws, request);
+    });
   };
 
   private async connect(context: SocketContext): Promise<boolean> {
@@ -196,6 +203,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
     if (Object.keys(context.subscriptions).length > MAX_SUBSCRIPTIONS_PER_SOCKET) {
       return [coded(`At most ${MAX_SUBSCRIPTIONS_PER_SOCKET} subscriptions run at once on one socket; complete one first`, 'BAD_REQUEST')];
     }
+    rememberOperation(document, payload.query, payload.operationName, payload.variables);
     return {
       schema,
       document,

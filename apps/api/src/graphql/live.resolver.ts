@@ -33,18 +33,18 @@ export class LiveResolver {
     // The view holds timeline events: the same checks as a read of them.
     await this.timeline.openIncidentTimeline(caller, id);
     const changes = await this.feed.incidentChanges(caller);
-    return subscriptionPayloads('incidentUpdated', changes, ({ incident }) => (incident.id === id ? this.mobileViews.of(caller, incident) : undefined));
+    return subscriptionPayloads('incidentUpdated', changes, id, ({ incident }) => (incident.id === id ? this.mobileViews.of(caller, incident) : undefined));
   }
 
   @Subscription(() => IncidentSummary, { description: 'Each change of an incident where the caller then holds a RACI role (as myIncidents). Needs a role' })
   async myIncidentsChanged(@GqlPrincipal() caller: Principal) {
     const changes = await this.feed.incidentChanges(caller);
-    return subscriptionPayloads('myIncidentsChanged', changes, ({ incident }) => (holdsRole(caller, incident) ? toGqlSummary(incident) : undefined));
+    return subscriptionPayloads('myIncidentsChanged', changes, '', ({ incident }) => (holdsRole(caller, incident) ? toGqlSummary(incident) : undefined));
   }
 
   @Subscription(() => TimelineEventSummary, { description: 'Each event appended to the incident timeline that the caller may see, redacted. Needs timeline.reader' })
   async timelineEvent(@Args('incidentId', { type: () => ID }) incidentId: string, @GqlPrincipal() caller: Principal) {
     const events = await this.feed.timeline(caller, incidentId);
-    return subscriptionPayloads('timelineEvent', events, ({ event }) => toGqlTimelineEvent(event));
+    return subscriptionPayloads('timelineEvent', events, '', ({ event }) => toGqlTimelineEvent(event));
   }
 }

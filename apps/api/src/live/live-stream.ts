@@ -1,9 +1,17 @@
-/** A subscriber fell further behind than LIVE_QUEUE_LIMIT events: it is disconnected and resumes with its last cursor. */
+/** A subscriber fell further behind than LIVE_QUEUE_LIMIT events (or SEND_BUFFER_LIMIT_BYTES unsent): it is disconnected and resumes with its last cursor. */
 export class SlowConsumerError extends Error {
-  constructor(limit: number) {
-    super(`The subscriber fell more than ${limit} events behind and was disconnected: reconnect with the id of the last event received`);
+  constructor(limit: number, unit: 'events' | 'bytes' = 'events') {
+    super(`The subscriber fell more than ${limit} ${unit} behind and was disconnected: reconnect with the id of the last event received`);
   }
 }
+
+/**
+ * The most a subscriber's socket may hold unsent: writers do not wait for a
+ * socket to drain (no promise per subscriber and write), and one that has
+ * more than this waiting is cut off as too slow. With the queue's bound
+ * (LIVE_QUEUE_LIMIT events, shared objects) this bounds a subscriber's memory in bytes.
+ */
+export const SEND_BUFFER_LIMIT_BYTES = 1024 * 1024;
 
 /** An item at its log position: a stream skips what it has already passed. */
 export interface Positioned<T> {
@@ -23,11 +31,6 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
   private waiting?: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void };
   private failure?: unknown;
   private closed = false;
-  private markEnded!: () => void;
-  /** Resolves once the stream has failed or been closed: a writer waiting on a full socket stops waiting. */
-  readonly ended = new Promise<void>((resolve) => {
-    this.markEnded = resolve;
-  });
 
   constructor(
     private readonly limit: number,
@@ -60,7 +63,6 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
     if (this.closed || this.failure !== undefined) return;
     this.failure = error;
     this.queue.length = 0;
-    this.markEnded();
     this.unsubscribe();
     void this.replay?.return?.();
     const waiting = this.waiting;
@@ -111,7 +113,6 @@ export class LiveStream<T> implements AsyncIterableIterator<T> {
     if (!this.closed) {
       this.closed = true;
       this.queue.length = 0;
-      this.markEnded();
       if (this.failure === undefined) this.unsubscribe();
       void this.replay?.return?.();
       const waiting = this.waiting;

@@ -2,33 +2,50 @@ import { Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { classify } from '../errors/error-mapping';
-import { type LiveStream, SlowConsumerError } from './live-stream';
+import { flushTick } from './flush-tick';
+import { type LiveStream, SEND_BUFFER_LIMIT_BYTES, SlowConsumerError } from './live-stream';
 
 /** One server-sent event: `id`, `event` and one `data` line of JSON (JSON text holds no raw line break). */
 export const sseFrame = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-const HEARTBEAT = ': keep-alive\n\n';
-/**
- * At most one write per stream in this time: events that follow each other
- * closely go out together, one system call for several, at the price of this
- * much delay; an event after a quiet spell goes out at once.
- */
-const COALESCE_MS = 20;
+const HEARTBEAT = Buffer.from(': keep-alive\n\n');
 
 const logger = new Logger('ServerSentEvents');
 
-/** Resolves when the socket can take more, the client is gone, or the stream has ended. */
-function writable(res: ServerResponse, stream: LiveStream<unknown>): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-    void stream.ended.then(done);
-  });
+/** One interval per heartbeat period for every open stream, rather than one per stream. */
+const heartbeats = new Map<number, { timer: NodeJS.Timeout; responses: Set<ServerResponse> }>();
+
+function startHeartbeat(res: ServerResponse, everyMs: number): () => void {
+  let beat = heartbeats.get(everyMs);
+  if (!beat) {
+    const responses = new Set<ServerResponse>();
+    const timer = setInterval(() => responses.forEach((r) => r.writable && r.write(HEARTBEAT)), everyMs);
+    heartbeats.set(everyMs, (beat = { timer, responses }));
+  }
+  const { responses, timer } = beat;
+  responses.add(res);
+  return () => {
+    responses.delete(res);
+    if (responses.size > 0 || heartbeats.get(everyMs)?.timer !== timer) return;
+    clearInterval(timer);
+    heartbeats.delete(everyMs);
+  };
+}
+
+/**
+ * The items a stream takes in one tick, as bytes. The streams of subscribers
+ * who share a policy input are offered the same item objects and take the same
+ * run of them per tick: the chunk is serialized and encoded once for all of
+ * them (keyed by its first item, checked against the whole run).
+ */
+const chunks = new WeakMap<object, { items: object[]; chunk: Buffer }>();
+
+function chunkOf<T extends object>(items: T[], frame: (item: T) => string): Buffer {
+  const cached = chunks.get(items[0]);
+  if (cached && cached.items.length === items.length && cached.items.every((item, i) => item === items[i])) return cached.chunk;
+  const chunk = Buffer.from(items.map(frame).join(''));
+  chunks.set(items[0], { items, chunk });
+  return chunk;
 }
 
 /**
@@ -40,7 +57,7 @@ function writable(res: ServerResponse, stream: LiveStream<unknown>): Promise<voi
  * with `{error, status}` and closes, except for a consumer too slow to read
  * it, whose connection is cut (its socket is full) so that it reconnects.
  */
-export async function writeEventStream<T>(
+export async function writeEventStream<T extends object>(
   request: FastifyRequest,
   reply: FastifyReply,
   stream: LiveStream<T>,
@@ -59,21 +76,20 @@ export async function writeEventStream<T>(
     'x-accel-buffering': 'no',
   });
   res.write(': stream open\n\n');
-  const heartbeat = setInterval(() => res.writable && res.write(HEARTBEAT), heartbeatMs);
+  const stopHeartbeat = startHeartbeat(res, heartbeatMs);
   const stop = () => void stream.return();
   // A write to a socket the peer reset fails here: the stream ends, as when the client leaves.
   res.on('close', stop).on('error', stop);
   try {
-    let lastWrite = 0;
     for (;;) {
       const next = await stream.next();
       if (next.done || res.destroyed) break;
-      const wait = lastWrite + COALESCE_MS - performance.now();
-      if (wait > 0) await Promise.race([new Promise((resolve) => setTimeout(resolve, wait)), stream.ended]);
-      lastWrite = performance.now();
+      await flushTick.wait();
+      if (res.destroyed) break;
       // What queued up meanwhile goes in the same write: one system call for many events when the server is busy.
-      const chunk = [next.value, ...stream.takeQueued()].map(frame).join('');
-      if (!res.write(chunk)) await writable(res, stream as LiveStream<unknown>);
+      res.write(chunkOf([next.value, ...stream.takeQueued()], frame));
+      // The socket's buffer is this subscriber's memory: past the bound it is cut off, as one too far behind.
+      if (res.writableLength > SEND_BUFFER_LIMIT_BYTES) throw new SlowConsumerError(SEND_BUFFER_LIMIT_BYTES, 'bytes');
     }
     res.end();
   } catch (error) {
@@ -85,7 +101,7 @@ export async function writeEventStream<T>(
     if (status >= 500 && status !== 503) logger.error(`A live stream failed: ${String(error)}`);
     res.end(`event: error\ndata: ${JSON.stringify({ error: message, status })}\n\n`);
   } finally {
-    clearInterval(heartbeat);
+    stopHeartbeat();
     res.off('close', stop).off('error', stop);
     await stream.return();
   }
