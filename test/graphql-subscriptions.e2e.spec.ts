@@ -245,6 +245,24 @@ describe('GraphQL subscriptions over graphql-ws', () => {
       expect(w.results).toHaveLength(3);
     });
 
+    it('sends nothing for an event withheld from the subscriber (a confidential note), and then the next change', async () => {
+      const alice = responder('alice');
+      const id = await declare(alice);
+      await gql(alice, `mutation { assignRole(incidentId: "${id}", role: OPS, userId: "bob") { id } }`);
+      const c = connect(responder('bob', { clearance: 'public' }));
+      const updated = await subscribed(c, INCIDENT_UPDATED, { id });
+      const mine = await subscribed(c, MY_INCIDENTS_CHANGED);
+      await t.http().post('/api/v1/timeline/events').set({ ...bearer(alice), 'content-type': 'application/cloudevents+json' }).send(
+        JSON.stringify({ specversion: '1.0', id: `board-${id}`, source: 'im://board', type: 'im.incident.note', time: new Date().toISOString(), subject: `incident/${id}`, 'im.visibility': 'confidential', data: { content: 'Board only' } }),
+      ).expect(201);
+      await t.http().post(`/api/v1/incidents/${id}/ack`).set(bearer(alice)).expect(200);
+      expect((await updated.received(1))[0].data!.incidentUpdated.status).toBe('ACKNOWLEDGED');
+      expect((await mine.received(1))[0].data!.myIncidentsChanged).toMatchObject({ id, status: 'ACKNOWLEDGED' });
+      await settle();
+      expect([updated.results, mine.results].map((results) => results.length)).toEqual([1, 1]);
+      expect(JSON.stringify(updated.results)).not.toContain('Board only');
+    });
+
     it('delivers a PII note redacted to a subscriber without pii access, in full to one with it', async () => {
       const alice = responder('alice');
       const id = await declare(alice);

@@ -17,6 +17,7 @@ import { startFakeOpa } from './policy/fake-opa';
 const WRITER = token({ sub: 'writer', roles: ['timeline.writer'] });
 const PII_READER = token({ sub: 'pii-reader', roles: ['timeline.reader'], clearance: 'internal', data_access: ['pii'] });
 const READER = token({ sub: 'reader', roles: ['timeline.reader'], clearance: 'internal', data_access: [] });
+const PUBLIC_READER = token({ sub: 'bob', roles: ['timeline.reader'], clearance: 'public', data_access: [] });
 const OFFICER = token({ sub: 'officer', roles: ['timeline.reader', 'timeline.writer'], clearance: 'confidential', data_access: ['pii', 'phi', 'legal_hold'] });
 
 async function listening(env: Record<string, string> = {}): Promise<{ t: TestApp; url: string }> {
@@ -204,6 +205,19 @@ describe('GET /api/v1/incidents/stream', () => {
     await settle();
     expect(resumed.received).toHaveLength(1);
     expect(JSON.stringify(reader.received)).not.toContain(secret);
+  });
+
+  it('sends nothing for an event withheld from the caller (a confidential note), and then the next change', async () => {
+    const id = await declare(t, 'Quiet one');
+    const bob = open(PUBLIC_READER);
+    await bob.opened;
+    await note(t, id, { content: 'board only' }, { 'im.visibility': 'confidential' });
+    await t.http().post(`/api/v1/incidents/${id}/ack`).expect(200);
+    const [acked] = await bob.waitFor(1);
+    expect(acked.data).toEqual((await t.http().get(`/api/v1/incidents/${id}`).expect(200)).body);
+    expect(acked.data.status).toBe('acknowledged');
+    await settle();
+    expect(bob.received).toHaveLength(1);
   });
 
   it('refuses a cursor of another caller or stream with 400', async () => {

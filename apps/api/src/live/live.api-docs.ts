@@ -35,7 +35,9 @@ export const LiveApiDocs = {
   incidentStream: apiDocs(
     ApiOperation({
       summary: 'Every change of an incident the caller may see, as server-sent events, live and resumable',
-      description: '`id: <cursor>`, `event: incident`, `data: <the incident, as GET /api/v1/incidents/{id} answers once the change is applied>`.',
+      description:
+        '`id: <cursor>`, `event: incident`, `data: <the incident, as GET /api/v1/incidents/{id} answers once the change is applied>`. ' +
+        'Only an event that changes the incident sends it; one that leaves it as it was (a note, for one) sends nothing.',
     }),
     ...RESUME,
     eventStream('`incident` events; `error` before the stream closes on a failure'),
