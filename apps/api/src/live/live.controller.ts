@@ -1,11 +1,13 @@
-import { Controller, Get, Headers, Inject, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Query, Req, Res, UnauthorizedException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { TOKEN_EXPIRED, whenTokenExpires } from '../auth/token-expiry';
 import { toIncidentResponse } from '../incidents/incident.dto';
 import { type LiveIncidentChange, LiveFeed, type LiveTimelineEvent } from './live-feed';
 import { parseLiveResume } from './live-resume.query';
+import type { LiveStream } from './live-stream';
 import { LiveApiDocs } from './live.api-docs';
 import { sseFrame, writeEventStream } from './sse-writer';
 
@@ -21,6 +23,17 @@ function framedOnce<T extends object>(build: (item: T) => string): (item: T) => 
 
 const timelineFrame = framedOnce<LiveTimelineEvent>((item) => sseFrame(item.cursor, 'timeline', item.event));
 const incidentFrame = framedOnce<LiveIncidentChange>((item) => sseFrame(item.cursor, 'incident', toIncidentResponse(item.incident)));
+
+/**
+ * A stream ends when its token expires, as a request with the token would then
+ * be refused: `event: error` with `{error, status: 401}`, then it closes; the
+ * client reconnects with a fresh token and its Last-Event-ID.
+ */
+function endAtTokenExpiry<T>(request: FastifyRequest, stream: LiveStream<T>): LiveStream<T> {
+  const cancel = whenTokenExpires(request.headers.authorization, () => stream.fail(new UnauthorizedException(TOKEN_EXPIRED)));
+  void stream.ended.then(cancel);
+  return stream;
+}
 
 /** Server-sent events (docs/api.md, "Live streams"): the feed opens the stream, refusing before anything is sent; then it is written out. */
 @LiveApiDocs.controller
@@ -40,7 +53,7 @@ export class LiveController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const stream = await this.feed.incidentChanges(caller, parseLiveResume(query, lastEventId));
+    const stream = endAtTokenExpiry(request, await this.feed.incidentChanges(caller, parseLiveResume(query, lastEventId)));
     await writeEventStream(request, reply, stream, incidentFrame, this.config.live.heartbeatMs);
   }
 
@@ -55,7 +68,7 @@ export class LiveController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const stream = await this.feed.timeline(caller, id, parseLiveResume(query, lastEventId));
+    const stream = endAtTokenExpiry(request, await this.feed.timeline(caller, id, parseLiveResume(query, lastEventId)));
     await writeEventStream(request, reply, stream, timelineFrame, this.config.live.heartbeatMs);
   }
 }
