@@ -261,6 +261,31 @@ describe('GET /api/v1/incidents/stream', () => {
   });
 });
 
+describe('the comment line of a quiet stream', () => {
+  it('comes before LIVE_HEARTBEAT_MS has passed, every time, with a margin for timer drift', async () => {
+    const { t, url } = await listening({ LIVE_HEARTBEAT_MS: '1000' });
+    const controller = new AbortController();
+    try {
+      const id = await declare(t);
+      const response = await fetch(`${url}/api/v1/incidents/${id}/timeline/stream`, { headers: bearer(READER), signal: controller.signal });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      // Arrival times of the opening comment and of each keep-alive after it.
+      const times: number[] = [];
+      while (times.length < 4) {
+        const text = decoder.decode((await reader.read()).value, { stream: true });
+        const now = performance.now();
+        times.push(...(text.match(/^: (stream open|keep-alive)\n\n/gm) ?? []).map(() => now));
+      }
+      const gaps = times.slice(1).map((time, i) => time - times[i]);
+      expect(gaps.filter((gap) => gap >= 1000)).toEqual([]);
+    } finally {
+      controller.abort();
+      await t.close();
+    }
+  }, 20_000);
+});
+
 describe('a subscriber that cannot keep up', () => {
   let t: TestApp;
   let url: string;

@@ -21,6 +21,14 @@ function framedOnce<T extends object>(build: (item: T) => string): (item: T) => 
   };
 }
 
+/**
+ * How often a quiet stream sends its comment line: LIVE_HEARTBEAT_MS is the
+ * longest a stream may stay quiet (15 s at most, as section 3 of the spec
+ * says), so the line goes out a tenth earlier, by at most a second, lest timer
+ * drift or a busy event loop stretch the gap past it.
+ */
+const heartbeatEvery = (quietMs: number) => quietMs - Math.min(1000, Math.ceil(quietMs / 10));
+
 const timelineFrame = framedOnce<LiveTimelineEvent>((item) => sseFrame(item.cursor, 'timeline', item.event));
 const incidentFrame = framedOnce<LiveIncidentChange>((item) => sseFrame(item.cursor, 'incident', toIncidentResponse(item.incident)));
 
@@ -54,7 +62,7 @@ export class LiveController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const stream = endAtTokenExpiry(request, await this.feed.incidentChanges(caller, parseLiveResume(query, lastEventId)));
-    await writeEventStream(request, reply, stream, incidentFrame, this.config.live.heartbeatMs);
+    await writeEventStream(request, reply, stream, incidentFrame, heartbeatEvery(this.config.live.heartbeatMs));
   }
 
   @Get(':id/timeline/stream')
@@ -69,6 +77,6 @@ export class LiveController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const stream = endAtTokenExpiry(request, await this.feed.timeline(caller, id, parseLiveResume(query, lastEventId)));
-    await writeEventStream(request, reply, stream, timelineFrame, this.config.live.heartbeatMs);
+    await writeEventStream(request, reply, stream, timelineFrame, heartbeatEvery(this.config.live.heartbeatMs));
   }
 }
