@@ -245,6 +245,24 @@ describe('GraphQL subscriptions over graphql-ws', () => {
       expect(w.results).toHaveLength(3);
     });
 
+    it('sends nothing for an event withheld from the subscriber (a confidential note), and then the next change', async () => {
+      const alice = responder('alice');
+      const id = await declare(alice);
+      await gql(alice, `mutation { assignRole(incidentId: "${id}", role: OPS, userId: "bob") { id } }`);
+      const c = connect(responder('bob', { clearance: 'public' }));
+      const updated = await subscribed(c, INCIDENT_UPDATED, { id });
+      const mine = await subscribed(c, MY_INCIDENTS_CHANGED);
+      await t.http().post('/api/v1/timeline/events').set({ ...bearer(alice), 'content-type': 'application/cloudevents+json' }).send(
+        JSON.stringify({ specversion: '1.0', id: `board-${id}`, source: 'im://board', type: 'im.incident.note', time: new Date().toISOString(), subject: `incident/${id}`, 'im.visibility': 'confidential', data: { content: 'Board only' } }),
+      ).expect(201);
+      await t.http().post(`/api/v1/incidents/${id}/ack`).set(bearer(alice)).expect(200);
+      expect((await updated.received(1))[0].data!.incidentUpdated.status).toBe('ACKNOWLEDGED');
+      expect((await mine.received(1))[0].data!.myIncidentsChanged).toMatchObject({ id, status: 'ACKNOWLEDGED' });
+      await settle();
+      expect([updated.results, mine.results].map((results) => results.length)).toEqual([1, 1]);
+      expect(JSON.stringify(updated.results)).not.toContain('Board only');
+    });
+
     it('delivers a PII note redacted to a subscriber without pii access, in full to one with it', async () => {
       const alice = responder('alice');
       const id = await declare(alice);
@@ -380,10 +398,12 @@ describe('a subscriber that falls behind', () => {
   let t: TestApp;
   let opa: Awaited<ReturnType<typeof startFakeOpa>>;
   let c: Client & { closed: Promise<Closed> };
+  let url: string;
 
   beforeAll(async () => {
     opa = await startFakeOpa(new EmbeddedPdp(loadTimelinePolicy(join(__dirname, '../policy/timeline-policy.json'))));
     t = await startTestApp({ POLICY_MODE: 'opa', OPA_URL: opa.url, OPA_TIMEOUT_MS: '5000', LIVE_QUEUE_LIMIT: '1' });
+    url = await listen(t);
   });
   afterAll(async () => {
     await c?.dispose();
@@ -394,7 +414,7 @@ describe('a subscriber that falls behind', () => {
   it('is cut off with 1013 once more changes wait than LIVE_QUEUE_LIMIT, and the feed lets it go', async () => {
     const alice = responder('alice');
     const id = (await t.http().post('/api/v1/incidents').set(bearer(alice)).send({ title: 'Busy', severity: 'SEV-2' }).expect(201)).body.id as string;
-    c = as(await listen(t), alice);
+    c = as(url, alice);
     const feed = t.app.get(LiveFeed);
     const w = watch(c, INCIDENT_UPDATED, { id });
     await eventually(() => feed.subscriberCount === 1, 'the subscription to start');
@@ -405,6 +425,30 @@ describe('a subscriber that falls behind', () => {
     expect(closed).toEqual({ code: 1013, reason: expect.stringMatching(/fell more than 1 events behind/) });
     expect(w.results.map((r) => r.data!.incidentUpdated.status)).toEqual(['ACKNOWLEDGED']);
     expect(feed.subscriberCount).toBe(0);
+  });
+
+  it('counts only changes of its own incident against LIVE_QUEUE_LIMIT for incidentUpdated: traffic elsewhere never cuts it off', async () => {
+    opa.setDelay(0);
+    const alice = responder('alice');
+    const incident = async () => (await t.http().post('/api/v1/incidents').set(bearer(alice)).send({ title: 'Elsewhere', severity: 'SEV-3' }).expect(201)).body.id as string;
+    const quiet = await incident();
+    const busy = [await incident(), await incident(), await incident()];
+    const own = as(url, alice);
+    try {
+      const feed = t.app.get(LiveFeed);
+      const w = watch(own, INCIDENT_UPDATED, { id: quiet });
+      await eventually(() => feed.subscriberCount === 1, 'the subscription to start');
+      // Its view of the first change takes the slow PDP's time; meanwhile other incidents change.
+      opa.setDelay(1000);
+      await t.http().post(`/api/v1/incidents/${quiet}/ack`).set(bearer(alice)).expect(200);
+      for (const id of busy) await t.http().post(`/api/v1/incidents/${id}/ack`).set(bearer(alice)).expect(200);
+      await t.http().post(`/api/v1/incidents/${quiet}/mitigate`).set(bearer(alice)).expect(200);
+      expect((await w.received(2)).map((r) => r.data!.incidentUpdated.status)).toEqual(['ACKNOWLEDGED', 'MITIGATED']);
+      expect(feed.subscriberCount).toBe(1);
+    } finally {
+      opa.setDelay(0);
+      await own.dispose();
+    }
   });
 });
 

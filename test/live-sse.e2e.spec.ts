@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventSource } from 'eventsource';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { EmbeddedPdp, loadTimelinePolicy } from '@im/policy';
@@ -16,7 +17,9 @@ import { startFakeOpa } from './policy/fake-opa';
 
 const WRITER = token({ sub: 'writer', roles: ['timeline.writer'] });
 const PII_READER = token({ sub: 'pii-reader', roles: ['timeline.reader'], clearance: 'internal', data_access: ['pii'] });
-const READER = token({ sub: 'reader', roles: ['timeline.reader'], clearance: 'internal', data_access: [] });
+const READER_CLAIMS = { sub: 'reader', roles: ['timeline.reader'], clearance: 'internal', data_access: [] };
+const READER = token(READER_CLAIMS);
+const PUBLIC_READER = token({ sub: 'bob', roles: ['timeline.reader'], clearance: 'public', data_access: [] });
 const OFFICER = token({ sub: 'officer', roles: ['timeline.reader', 'timeline.writer'], clearance: 'confidential', data_access: ['pii', 'phi', 'legal_hold'] });
 
 async function listening(env: Record<string, string> = {}): Promise<{ t: TestApp; url: string }> {
@@ -150,6 +153,36 @@ describe('GET /api/v1/incidents/{id}/timeline/stream', () => {
     expect(streamed.body.error.replace(withheld, 'ID')).toBe(unknown.body.error.replace('INC-00000000', 'ID'));
   });
 
+  it('ends the stream when its token expires, with event: error {error, status: 401}, and the client resumes with a fresh token and its Last-Event-ID', async () => {
+    const id = await declare(t);
+    const raw = readStream(`${url}/api/v1/incidents/${id}/timeline/stream`, bearer(token(READER_CLAIMS, { expiresIn: 2 })), /(?!)/, 8000);
+    let jwt = token(READER_CLAIMS, { expiresIn: 2 });
+    const source = new EventSource(`${url}/api/v1/incidents/${id}/timeline/stream`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${jwt}` } }),
+    });
+    const contents: string[] = [];
+    const refusals: unknown[] = [];
+    source.addEventListener('timeline', (event) => contents.push(JSON.parse(event.data).content));
+    // The server's `event: error` arrives as a message event named error; the client's own connection errors carry no data.
+    source.addEventListener('error', (event) => 'data' in event && refusals.push(JSON.parse(String(event.data))));
+    try {
+      await new Promise<void>((resolve) => (source.onopen = () => resolve()));
+      await note(t, id, { content: 'before expiry' });
+      const { status, text, ended } = await raw;
+      expect(status).toBe(200);
+      expect(ended).toBe(true);
+      expect(JSON.parse(text.match(/event: error\ndata: (.*)\n\n$/)![1])).toEqual({ error: 'The bearer token has expired', status: 401 });
+      for (let i = 0; i < 20 && refusals.length === 0; i++) await settle();
+      expect(refusals).toEqual([{ error: 'The bearer token has expired', status: 401 }]);
+      jwt = token(READER_CLAIMS);
+      await note(t, id, { content: 'while reconnecting' });
+      for (let i = 0; i < 50 && contents.length < 2; i++) await settle();
+      expect(contents).toEqual(['before expiry', 'while reconnecting']);
+    } finally {
+      source.close();
+    }
+  }, 20_000);
+
   it('ends the subscription when the client goes away', async () => {
     const feed = t.app.get(LiveFeed);
     const id = await declare(t);
@@ -206,6 +239,19 @@ describe('GET /api/v1/incidents/stream', () => {
     expect(JSON.stringify(reader.received)).not.toContain(secret);
   });
 
+  it('sends nothing for an event withheld from the caller (a confidential note), and then the next change', async () => {
+    const id = await declare(t, 'Quiet one');
+    const bob = open(PUBLIC_READER);
+    await bob.opened;
+    await note(t, id, { content: 'board only' }, { 'im.visibility': 'confidential' });
+    await t.http().post(`/api/v1/incidents/${id}/ack`).expect(200);
+    const [acked] = await bob.waitFor(1);
+    expect(acked.data).toEqual((await t.http().get(`/api/v1/incidents/${id}`).expect(200)).body);
+    expect(acked.data.status).toBe('acknowledged');
+    await settle();
+    expect(bob.received).toHaveLength(1);
+  });
+
   it('refuses a cursor of another caller or stream with 400', async () => {
     const client = open(READER);
     await client.opened;
@@ -213,6 +259,31 @@ describe('GET /api/v1/incidents/stream', () => {
     const [{ id: cursor }] = await client.waitFor(1);
     expectError(await t.http().get(`/api/v1/incidents/stream?after=${cursor}`).set(bearer(OFFICER)), 400);
   });
+});
+
+describe('the comment line of a quiet stream', () => {
+  it('comes before LIVE_HEARTBEAT_MS has passed, every time, with a margin for timer drift', async () => {
+    const { t, url } = await listening({ LIVE_HEARTBEAT_MS: '1000' });
+    const controller = new AbortController();
+    try {
+      const id = await declare(t);
+      const response = await fetch(`${url}/api/v1/incidents/${id}/timeline/stream`, { headers: bearer(READER), signal: controller.signal });
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      // Arrival times of the opening comment and of each keep-alive after it.
+      const times: number[] = [];
+      while (times.length < 4) {
+        const text = decoder.decode((await reader.read()).value, { stream: true });
+        const now = performance.now();
+        times.push(...(text.match(/^: (stream open|keep-alive)\n\n/gm) ?? []).map(() => now));
+      }
+      const gaps = times.slice(1).map((time, i) => time - times[i]);
+      expect(gaps.filter((gap) => gap >= 1000)).toEqual([]);
+    } finally {
+      controller.abort();
+      await t.close();
+    }
+  }, 20_000);
 });
 
 describe('a subscriber that cannot keep up', () => {

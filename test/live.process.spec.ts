@@ -125,16 +125,20 @@ describe('live streams with an external projector (PROJECTOR=external)', () => {
       // Written into the ledger by this test process, not by the api: only following the log finds it.
       const store = new SqliteEventStore(join(dir.path, EVENTS_FILE));
       try {
-        await store.append(incidentStreamId(incidentId), [noteEvent(incidentId, 'from another process') as never], 'any');
+        const mitigated = { ...noteEvent(incidentId, ''), type: 'im.incident.mitigate', data: {} };
+        await store.append(incidentStreamId(incidentId), [noteEvent(incidentId, 'from another process'), mitigated] as never[], 'any');
       } finally {
         await store.close();
       }
 
-      expect((await timeline.waitFor(3)).map((r) => r.data.content)).toEqual(['through the api', expect.any(String), 'from another process']);
-      expect(timeline.received[1].data.event_type).toBe('im.incident.ack');
-      const changes = await incidents.waitFor(3);
-      expect(changes.map((r) => r.data.status)).toEqual(['open', 'acknowledged', 'acknowledged']);
+      expect((await timeline.waitFor(4)).map((r) => r.data.content)).toEqual(['through the api', expect.any(String), 'from another process', expect.any(String)]);
+      expect([timeline.received[1], timeline.received[3]].map((r) => r.data.event_type)).toEqual(['im.incident.ack', 'im.incident.mitigate']);
+      // The incident stream sends changes of the incident only: a note leaves it as it was.
+      const changes = await incidents.waitFor(2);
+      expect(changes.map((r) => r.data.status)).toEqual(['acknowledged', 'mitigated']);
       expect(changes.every((r) => r.data.id === incidentId)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(incidents.received).toHaveLength(2);
     } finally {
       clients.forEach((c) => c.close());
       api.child.kill('SIGTERM');

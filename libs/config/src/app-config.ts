@@ -72,7 +72,7 @@ function webhooksConfig(env: Env, appEnv: AppConfig['env']): WebhooksConfig {
 export interface LiveConfig {
   /** Events a live subscriber may fall behind by before it is disconnected (it resumes with its last cursor). */
   queueLimit: number;
-  /** A stream with nothing to send sends a comment this often (at most 15 s). */
+  /** The longest a stream with nothing to send stays quiet (at most 15 s): its comment line goes out a margin before (live.controller.ts). */
   heartbeatMs: number;
 }
 

@@ -60,7 +60,7 @@ export const CONFIG_SCHEMA = {
       default: 500,
       description: 'Events a live subscriber (SSE, GraphQL subscription) may fall behind by before it is disconnected; it resumes with its last cursor',
     },
-    LIVE_HEARTBEAT_MS: { type: 'integer', minimum: 100, maximum: 15000, default: 15000, description: 'How often an idle live stream sends a comment' },
+    LIVE_HEARTBEAT_MS: { type: 'integer', minimum: 100, maximum: 15000, default: 15000, description: 'The longest an idle live stream stays quiet: it sends a comment line a tenth of this earlier, by at most 1 s' },
     SMTP_URL: { type: 'string', description: 'Mail for notifications, e.g. smtp://user:password@mail.example.com:587 (smtps:// for TLS from the start); unset: no mail is sent' },
     NOTIFY_FROM: { type: 'string', default: 'Incident service <incidents@localhost>', description: 'The From of notification mail' },
     CONSOLE_URL: { type: 'string', format: 'uri', description: 'Where responders open the console; notifications link to <CONSOLE_URL>/incidents/<id>. Default http://localhost:<PORT>' },

@@ -10,7 +10,8 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Principal } from '../auth/principal';
-import { expiresAt, RequestAuthenticator } from '../auth/request-authenticator';
+import { RequestAuthenticator } from '../auth/request-authenticator';
+import { TOKEN_EXPIRED, whenTokenExpires } from '../auth/token-expiry';
 import { classifyAndLog, codedGraphqlError } from '../errors/http-error.filter';
 import { BODY_LIMIT_BYTES } from '../http/json-body.parser';
 import { IncidentQueryService } from '../incidents/incident-query.service';
@@ -30,8 +31,6 @@ const { useServer } = require('graphql-ws/use/ws') as typeof GraphqlWsOverWs;
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 32;
 /** The server pings this often and drops a socket that has not answered by the next ping. */
 const KEEP_ALIVE_MS = 12_000;
-/** The longest delay setTimeout takes; a token valid for longer is checked again then. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The most bytes a close reason may hold (RFC 6455, 5.5). */
 const MAX_CLOSE_REASON_BYTES = 123;
 /** RFC 6455's "try again later" (a server that cannot authenticate now, a subscriber too far behind): clients retry it. */
@@ -171,8 +170,9 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
       return false;
     }
     context.extra.principal = principal;
-    const expiry = expiresAt(header.replace(/^bearer\s+/i, ''));
-    if (expiry !== undefined) closeWhenExpired(context, expiry);
+    // Closed with 4401 once the token has expired, as an HTTP request with it would be refused.
+    const cancel = whenTokenExpires(header, () => closeWith(context, CloseCode.Unauthorized, TOKEN_EXPIRED));
+    context.extra.socket.once('close', cancel);
     return true;
   }
 
@@ -212,16 +212,4 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
       contextValue: contextFor(principal, this.incidents),
     };
   }
-}
-
-/** Closes the socket with 4401 once its token has expired, as an HTTP request with it would be refused. */
-function closeWhenExpired(context: SocketContext, expiry: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  const check = () => {
-    const left = expiry - Date.now();
-    if (left <= 0) return closeWith(context, CloseCode.Unauthorized, 'The bearer token has expired');
-    timer = setTimeout(check, Math.min(left, MAX_TIMER_MS));
-  };
-  check();
-  context.extra.socket.once('close', () => clearTimeout(timer));
 }

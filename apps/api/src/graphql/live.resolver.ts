@@ -32,8 +32,9 @@ export class LiveResolver {
   async incidentUpdated(@Args('id', { type: () => ID }) id: string, @GqlPrincipal() caller: Principal) {
     // The view holds timeline events: the same checks as a read of them.
     await this.timeline.openIncidentTimeline(caller, id);
-    const changes = await this.feed.incidentChanges(caller);
-    return subscriptionPayloads('incidentUpdated', changes, id, ({ incident }) => (incident.id === id ? this.mobileViews.of(caller, incident) : undefined));
+    // Its own changes only, and the events of its timeline the caller is shown: the view lists the newest.
+    const changes = await this.feed.incidentChanges(caller, undefined, { incidentId: id, timeline: true });
+    return subscriptionPayloads('incidentUpdated', changes, id, ({ incident }) => this.mobileViews.of(caller, incident));
   }
 
   @Subscription(() => IncidentSummary, { description: 'Each change of an incident where the caller then holds a RACI role (as myIncidents). Needs a role' })

@@ -3,9 +3,18 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent, type Subscription } from '@im/event-store';
 import { type Incident, incidentIdOfStream, incidentStreamId } from '@im/incidents';
 import type { RedactedEntry } from '@im/policy';
-import { PROJECTION_PROGRESS, type ProjectionProgress, type TimelineRow, toTimelineEntry, toTimelineRecord } from '@im/read-models';
+import {
+  incidentProjection,
+  PROJECTION_PROGRESS,
+  PROJECTION_STORE,
+  type ProjectionProgress,
+  type ProjectionStore,
+  type StoredDocument,
+  type TimelineRow,
+  toTimelineEntry,
+  toTimelineRecord,
+} from '@im/read-models';
 import type { Principal } from '../auth/principal';
-import { IncidentQueryService } from '../incidents/incident-query.service';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { type LivePosition, type LiveScope, TimelineCursors } from '../timeline/timeline-cursor';
 import { type TimelineEventView, toTimelineEventView } from '../timeline/timeline-event.view';
@@ -27,11 +36,20 @@ export interface LiveIncidentChange {
   incident: Incident;
 }
 
+/** Which incident changes a watcher follows. */
+export interface IncidentWatch {
+  /** Only this incident's: changes of others never queue for the watcher. */
+  incidentId?: string;
+  /** Also each event of its timeline shown to the watcher (incidentUpdated: its view lists them). Needs incidentId. */
+  timeline?: boolean;
+}
+
 interface Subscriber<T> {
   principal: Principal;
   /** Subscribers with the same key get the same decisions: the policy is asked once per key and batch. */
   key: string;
   stream: LiveStream<T>;
+  watch?: IncidentWatch;
 }
 
 /** Events of the log read per step of a replay. */
@@ -61,14 +79,17 @@ function timelineRowOf(recorded: RecordedEvent): TimelineRow[] {
   }
 }
 
-/** Per incident, the position of its last event in `events`, in log order. */
-function lastPositions(events: RecordedEvent[]): Map<string, bigint> {
-  const last = new Map<string, bigint>();
+/** The incident events of `events`, by incident, in log order. */
+function byIncidentOf(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
+  const byIncident = new Map<string, RecordedEvent[]>();
   for (const event of events) {
     const incidentId = incidentIdOfStream(event.streamId);
-    if (incidentId !== undefined) last.set(incidentId, event.position);
+    if (incidentId === undefined) continue;
+    const of = byIncident.get(incidentId);
+    if (of) of.push(event);
+    else byIncident.set(incidentId, [event]);
   }
-  return last;
+  return byIncident;
 }
 
 /**
@@ -92,10 +113,10 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
+    @Inject(PROJECTION_STORE) private readonly readStore: ProjectionStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly reader: TimelineReader,
     private readonly cursors: TimelineCursors,
-    private readonly incidents: IncidentQueryService,
     private readonly visibility: IncidentVisibility,
   ) {}
 
@@ -148,12 +169,25 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     return subscriber.stream;
   }
 
-  /** Changes of every incident `principal` may see, from after `after` or from now; InvalidError (400) for a cursor not sent to this caller. */
-  async incidentChanges(principal: Principal, after?: string): Promise<LiveStream<LiveIncidentChange>> {
+  /**
+   * Changes of every incident `principal` may see (or of the one `watch` names),
+   * from after `after` or from now; InvalidError (400) for a cursor not sent to
+   * this caller. A change is an event that changed the incident as the read
+   * model holds it, never one that merely joined its stream (a note, perhaps
+   * withheld from this caller): what arrives, and when, tells nothing more
+   * than a read of the incident.
+   */
+  async incidentChanges(principal: Principal, after?: string, watch: IncidentWatch = {}): Promise<LiveStream<LiveIncidentChange>> {
     const from = after === undefined ? undefined : this.cursors.openLive(principal, { kind: 'incidents' }, after);
     const head = from ? undefined : await this.store.headPosition();
-    const subscriber = this.subscribe(principal, this.incidentWatchers, from, head, (upTo) => this.replayIncidents(principal, from!, upTo), () =>
-      this.incidentWatchers.delete(subscriber),
+    const subscriber = this.subscribe(
+      principal,
+      this.incidentWatchers,
+      from,
+      head,
+      (upTo) => this.replayIncidents(principal, watch, from!, upTo),
+      () => this.incidentWatchers.delete(subscriber),
+      watch,
     );
     return subscriber.stream;
   }
@@ -170,11 +204,12 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     head: bigint | undefined,
     replay: (upTo: bigint) => AsyncIterator<Positioned<T>>,
     unsubscribe: () => void,
+    watch?: IncidentWatch,
   ): Subscriber<T> {
     const upTo = this.position;
     const last = from ? from.position : head! > upTo ? head! : upTo;
     const stream = new LiveStream<T>(this.config.live.queueLimit, last, from && from.position < upTo ? replay(upTo) : undefined, unsubscribe);
-    const subscriber: Subscriber<T> = { principal, key: subjectKey(principal), stream };
+    const subscriber: Subscriber<T> = { principal, key: subjectKey(principal) + JSON.stringify(watch ?? null), stream, watch };
     into.add(subscriber);
     return subscriber;
   }
@@ -188,16 +223,21 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
   }
 
-  private async *replayIncidents(principal: Principal, from: LivePosition, upTo: bigint): AsyncGenerator<Positioned<LiveIncidentChange>> {
+  private async *replayIncidents(principal: Principal, watch: IncidentWatch, from: LivePosition, upTo: bigint): AsyncGenerator<Positioned<LiveIncidentChange>> {
     await this.progress.waitFor(upTo, this.config.projectionWaitMs);
     let after = from.position;
     while (after < upTo) {
       const events = (await this.store.readAll(after, REPLAY_BATCH)).filter((event) => event.position <= upTo);
       if (events.length === 0) break;
       after = events[events.length - 1].position;
-      const last = lastPositions(events);
-      yield* this.shownIncidents(principal, await this.incidents.findMany([...last.keys()]), last);
+      const byIncident = byIncidentOf(events);
+      yield* await this.shownIncidents(principal, watch, byIncident, await this.incidentDocs([...byIncident.keys()]));
     }
+  }
+
+  /** The incidents as the read model holds them, each with the position of the last event that changed it. */
+  private incidentDocs(ids: string[]): Promise<Map<string, StoredDocument<Incident>>> {
+    return this.readStore.load<Incident>(incidentProjection.name, ids);
   }
 
   /** Items of one incident's recorded events, as `principal` reads them. */
@@ -214,13 +254,29 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     }));
   }
 
-  /** Items of the changed incidents `principal` sees, in the order of their last change. */
-  private shownIncidents(principal: Principal, found: Map<string, Incident>, last: Map<string, bigint>): Positioned<LiveIncidentChange>[] {
-    return [...last].flatMap(([id, position]) => {
-      const incident = found.get(id);
-      if (!incident || !this.visibility.shows(principal, incident)) return [];
-      return [{ position, value: { cursor: this.cursors.sealLive(principal, { kind: 'incidents' }, { position }), incident } }];
-    }).sort((a, b) => (a.position < b.position ? -1 : 1));
+  /**
+   * Items of the incidents `events` (by incident) changed that `principal`
+   * sees under `watch`, in the order of their last change. An incident changed
+   * when the event its read model document was last changed by is one of
+   * them; a later one (the read model is already further) is left to the
+   * batch that holds it, which then shows the incident once, as it is.
+   */
+  private async shownIncidents(
+    principal: Principal,
+    watch: IncidentWatch,
+    byIncident: Map<string, RecordedEvent[]>,
+    docs: Map<string, StoredDocument<Incident>>,
+  ): Promise<Positioned<LiveIncidentChange>[]> {
+    const items: Positioned<LiveIncidentChange>[] = [];
+    for (const [id, events] of byIncident) {
+      const stored = docs.get(id);
+      if ((watch.incidentId !== undefined && id !== watch.incidentId) || !stored || !this.visibility.shows(principal, stored.doc)) continue;
+      let position = events.some((event) => event.position === stored.position) ? stored.position : undefined;
+      // An event of its timeline the watcher is shown (a note) changes its view too; the policy is asked only then.
+      if (position === undefined && watch.timeline) position = (await this.reader.showTimeline(principal, events.flatMap(timelineRowOf))).at(-1)?.row.position;
+      if (position !== undefined) items.push({ position, value: { cursor: this.cursors.sealLive(principal, { kind: 'incidents' }, { position }), incident: stored.doc } });
+    }
+    return items.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
 
   /**
@@ -230,14 +286,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
    */
   private async deliver(batch: RecordedEvent[]): Promise<void> {
     const upTo = batch[batch.length - 1].position;
-    const byIncident = new Map<string, RecordedEvent[]>();
-    for (const event of batch) {
-      const incidentId = incidentIdOfStream(event.streamId);
-      if (incidentId === undefined) continue;
-      const events = byIncident.get(incidentId);
-      if (events) events.push(event);
-      else byIncident.set(incidentId, [event]);
-    }
+    const byIncident = byIncidentOf(batch);
     // The snapshot and the new position in one synchronous step: see subscribe().
     this.position = upTo;
     const timelineGroups = [...byIncident].flatMap(([incidentId, events]) => groupsOf(this.timelines.get(incidentId)).map((group) => ({ incidentId, events, group })));
@@ -260,23 +309,28 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
           failAll(group, error);
         }
       }),
-      this.deliverIncidents(watcherGroups, batch),
+      this.deliverIncidents(watcherGroups, byIncident),
     ]);
   }
 
-  private async deliverIncidents(groups: Subscriber<LiveIncidentChange>[][], batch: RecordedEvent[]): Promise<void> {
+  private async deliverIncidents(groups: Subscriber<LiveIncidentChange>[][], byIncident: Map<string, RecordedEvent[]>): Promise<void> {
     if (groups.length === 0) return;
-    const last = lastPositions(batch);
-    let found: Map<string, Incident>;
+    let docs: Map<string, StoredDocument<Incident>>;
     try {
-      found = await this.incidents.findMany([...last.keys()]);
+      docs = await this.incidentDocs([...byIncident.keys()]);
     } catch (error) {
       groups.forEach((group) => failAll(group, error));
       return;
     }
-    for (const group of groups) {
-      const items = this.shownIncidents(group[0].principal, found, last);
-      for (const item of items) for (const s of group) s.stream.offer(item);
-    }
+    await Promise.all(
+      groups.map(async (group) => {
+        try {
+          const items = await this.shownIncidents(group[0].principal, group[0].watch ?? {}, byIncident, docs);
+          for (const item of items) for (const s of group) s.stream.offer(item);
+        } catch (error) {
+          failAll(group, error);
+        }
+      }),
+    );
   }
 }

@@ -25,7 +25,8 @@ export const LiveApiDocs = {
       description:
         'Each event the caller may see, redacted as a read would show it: `id: <cursor>`, `event: timeline`, `data: <the timeline event as read>`. ' +
         'Without Last-Event-ID or `after`, only events appended after the stream opened. A comment line at least every 15 s. ' +
-        'If the policy decision point becomes unavailable, `event: error` with `{error, status: 503}`, then the stream closes.',
+        'If the policy decision point becomes unavailable, `event: error` with `{error, status: 503}`, then the stream closes; ' +
+        'when the bearer token expires, `event: error` with `{error, status: 401}`, then it closes (reconnect with a fresh token and Last-Event-ID).',
     }),
     ...RESUME,
     eventStream('`timeline` events; `error` before the stream closes on a failure'),
@@ -35,7 +36,10 @@ export const LiveApiDocs = {
   incidentStream: apiDocs(
     ApiOperation({
       summary: 'Every change of an incident the caller may see, as server-sent events, live and resumable',
-      description: '`id: <cursor>`, `event: incident`, `data: <the incident, as GET /api/v1/incidents/{id} answers once the change is applied>`.',
+      description:
+        '`id: <cursor>`, `event: incident`, `data: <the incident, as GET /api/v1/incidents/{id} answers once the change is applied>`. ' +
+        'Only an event that changes the incident sends it; one that leaves it as it was (a note, for one) sends nothing. ' +
+        'When the bearer token expires, `event: error` with `{error, status: 401}`, then the stream closes.',
     }),
     ...RESUME,
     eventStream('`incident` events; `error` before the stream closes on a failure'),
