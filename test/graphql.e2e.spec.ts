@@ -484,8 +484,9 @@ describe('schema (interface.md names and nullability)', () => {
     expect((schema.getType('ActionType') as any).getValues().map((v: any) => v.name)).toEqual(['ACK', 'ESCALATE', 'JOIN_WAR_ROOM', 'ADD_NOTE', 'CHANGE_SEVERITY', 'ASSIGN_ROLE']);
     expect(fields('IncidentSummary')).toEqual({ id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', lastUpdate: 'DateTime!' });
     expect(fields('IncidentMobileView')).toEqual({
-      id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', assignedTo: 'UserSummary', lastUpdate: 'String!', warRoomLink: 'String', quickTimeline: '[TimelineEventSummary!]!', alertsFiring: 'Int!',
+      id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', assignedTo: 'UserSummary', lastUpdate: 'String!', warRoomLink: 'String', quickTimeline: '[TimelineEventSummary!]!', alertsFiring: 'Int!', responders: '[UserSummary!]!',
     });
+    // responders is an addition (the console's role view): everyone holding a RACI role on the incident.
     expect(fields('MobileAction')).toEqual({ id: 'ID!', label: 'String!', icon: 'String!', actionType: 'ActionType!', enabled: 'Boolean!', confirmText: 'String' });
     // id is an addition to the contract's fields (adding a field breaks no query), for client caches.
     expect(fields('NotificationPreferences')).toEqual({ id: 'ID!', userId: 'ID!', pushEnabled: 'Boolean!', severityFilter: '[Severity!]!', quietHours: 'QuietHours', channels: '[String!]!' });
