@@ -132,7 +132,7 @@ export async function liveDelivery(seconds: number): Promise<string> {
     const withoutRps = (without1.rps + without2.rps) / 2;
     const subscriberCount = paced.subscribers;
     return [
-      '### Live delivery (issue 16)',
+      '## Live delivery (issue 16)',
       '',
       `${subscriberCount} subscribers (bench/live-subscribers.worker.ts) on one incident, one token; ${total} notes appended at ${APPENDS_PER_SECOND}/s (open loop, ${pacedSeconds.toFixed(1)} s); then as many appends as ${CONNECTIONS} connections make in ${THROUGHPUT_SECONDS} s, without subscribers, with them, and without again.`,
       '',
