@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type FastifyInstance, LogController } from 'fastify';
 import { createServer, type RequestListener } from 'node:http';
 import type { AppConfig } from '@im/config';
-import { openStores } from '@im/persistence';
+import { closeStores, openStores } from '@im/persistence';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
 import { enableCors, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
@@ -45,15 +45,21 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerRequestLogging(fastify);
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
   const stores = await openStores(config, { lock: 'api' });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
-    logger: new NestJsonLogger(logger),
-    bodyParser: false,
-    abortOnError: false,
-  });
-  await registerSecurityHeaders(app);
-  enableCors(app, config);
-  app.get(OpenApiDocument).document = buildOpenApiDocument(app, config);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  return app;
+  try {
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
+      logger: new NestJsonLogger(logger),
+      bodyParser: false,
+      abortOnError: false,
+    });
+    await registerSecurityHeaders(app);
+    enableCors(app, config);
+    app.get(OpenApiDocument).document = buildOpenApiDocument(app, config);
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    return app;
+  } catch (error) {
+    // A start that fails (a bad LEDGER_SIGNING_KEY, say) leaves nothing open behind it.
+    await closeStores(stores);
+    throw error;
+  }
 }

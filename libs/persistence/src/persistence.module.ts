@@ -198,11 +198,16 @@ export class PersistenceModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    // First: the stores' own connections, closed last, then checkpoint what remains and remove the WALs.
-    await this.checkpoints?.stop();
-    await this.eventStore.close();
-    await this.readStore.close();
-    // Only once the files are closed may another process open them.
-    this.lock?.release();
+    await closeStores({ eventStore: this.eventStore, readStore: this.readStore, lock: this.lock ?? undefined, checkpoints: this.checkpoints ?? undefined });
   }
+}
+
+/** Closes what openStores opened: at shutdown, and when a start fails after opening them (else the files, the lock and the checkpoint worker stay open). */
+export async function closeStores(stores: Stores): Promise<void> {
+  // First: the stores' own connections, closed last, then checkpoint what remains and remove the WALs.
+  await stores.checkpoints?.stop();
+  await stores.eventStore.close();
+  await stores.readStore.close();
+  // Only once the files are closed may another process open them.
+  stores.lock?.release();
 }
