@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import {
   decideIntegrationKey,
   evolveIntegrationKeys,
@@ -18,6 +17,7 @@ import { CLOCK, type Clock } from '../ledger/clock';
 import { CommandHandler, type StreamModel } from '../ledger/command-handler';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
+import { serviceEvent } from '../ledger/service-event';
 import type { CreateIntegrationKeyInput } from './create-integration-key.body';
 import type { CreatedIntegrationKey } from './integration-key.view';
 
@@ -59,17 +59,7 @@ export class IntegrationKeyCommandHandler {
 
   private decide(command: IntegrationKeyCommand, admin: Principal) {
     return this.commands.handle(integrationKeysStream, INTEGRATION_KEYS_STREAM, (state) =>
-      decideIntegrationKey(command, state).map(
-        (event): CloudEvent => ({
-          specversion: '1.0',
-          id: this.ids.eventId(),
-          source: SERVICE_SOURCE,
-          type: event.type,
-          time: this.clock.now().toISOString(),
-          'im.actor': admin.sub,
-          data: { ...event.data },
-        }),
-      ),
+      decideIntegrationKey(command, state).map((event) => serviceEvent(this.ids, this.clock, admin.sub, event)),
     );
   }
 }

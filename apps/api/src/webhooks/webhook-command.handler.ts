@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import {
   decideWebhook,
@@ -15,6 +14,7 @@ import { CLOCK, type Clock } from '../ledger/clock';
 import { CommandHandler, type StreamModel } from '../ledger/command-handler';
 import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { ReadYourWrites } from '../ledger/read-your-writes';
+import { serviceEvent } from '../ledger/service-event';
 import type { CreateWebhookInput } from './create-webhook.body';
 import { BlockedAddressError, checkDestination } from './webhook-address';
 import { newWebhookSecret, sealWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
@@ -92,17 +92,7 @@ export class WebhookCommandHandler {
 
   private decide(command: WebhookCommand, actor: string) {
     return this.commands.handle(webhooksStream, WEBHOOKS_STREAM, (state) =>
-      decideWebhook(command, state).map(
-        (event): CloudEvent => ({
-          specversion: '1.0',
-          id: this.ids.eventId(),
-          source: SERVICE_SOURCE,
-          type: event.type,
-          time: this.clock.now().toISOString(),
-          'im.actor': actor,
-          data: { ...event.data },
-        }),
-      ),
+      decideWebhook(command, state).map((event) => serviceEvent(this.ids, this.clock, actor, event)),
     );
   }
 }
