@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CloudEvent } from '@im/cloudevents';
-import { CHAINS, chainsOf, linkHash, jcs, storedCommittedForm, type LedgerRecord } from '@im/ledger-proof';
+import { CHAINS, chainsOf, linkHash, storedCommittedForm, type LedgerRecord } from '@im/ledger-proof';
 import { DuplicateEventError, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from './event-store.port';
 
 export interface EventStoreHarness {
@@ -269,7 +269,7 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       const heads: Record<string, { n: number; hash: string } | undefined> = {};
       for (const recorded of read) {
         const ledger = recorded.ledger as LedgerRecord;
-        const committed = jcs(storedCommittedForm(recorded.event as unknown as Record<string, unknown>, ledger.salts));
+        const committed = storedCommittedForm(recorded.event as unknown as Record<string, unknown>, ledger.salts);
         for (const chain of CHAINS) {
           const before = heads[chain];
           if (chainsOf(recorded.event as unknown as Record<string, unknown>).includes(chain)) {

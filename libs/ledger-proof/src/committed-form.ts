@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { jcs } from './jcs';
+import { jcs, jcsReplacing, Replacements } from './jcs';
 
 /** A CloudEvent as the ledger stores it (or as an export shows it): JSON members by name. */
 export type LedgerEvent = Record<string, unknown>;
@@ -63,9 +63,18 @@ export function valueAt(event: LedgerEvent, pointer: string): unknown {
   return at;
 }
 
-/** `sha256(salt ‖ UTF-8(JCS(value)))`. */
-export function commitment(salt: Buffer, value: unknown): string {
-  return sha256(Buffer.concat([salt, Buffer.from(jcs(value), 'utf8')]));
+/** Where salt ‖ UTF-8(JCS(value)) is assembled, so a commitment allocates no buffer of its own. */
+let scratch = Buffer.allocUnsafe(1024);
+
+/** `sha256(salt ‖ UTF-8(JCS(value)))`; the salt as its 16 bytes or their base64url. */
+export function commitment(salt: Buffer | string, value: unknown): string {
+  const text = jcs(value);
+  // At most three UTF-8 bytes per UTF-16 code unit.
+  if (scratch.length < 16 + text.length * 3) scratch = Buffer.allocUnsafe(16 + text.length * 3);
+  if (typeof salt === 'string') scratch.write(salt, 0, 16, 'base64url');
+  else salt.copy(scratch, 0, 0, 16);
+  const length = 16 + scratch.write(text, 16, 'utf8');
+  return sha256(scratch.subarray(0, length));
 }
 
 /** Sets a member, even one named __proto__ (which assignment would take for the prototype). */
@@ -92,13 +101,37 @@ export function committedForm(event: LedgerEvent, commitments: Record<string, st
   return form;
 }
 
+/** The replacements that turn an event into its committed form, as committedForm makes it. */
+function committedReplacements(event: LedgerEvent, commitments: Record<string, string>): Replacements {
+  const root = new Replacements();
+  for (const name of READ_ATTRIBUTES) if (Object.prototype.hasOwnProperty.call(event, name)) root.members.set(name, null);
+  for (const [pointer, committed] of Object.entries(commitments)) {
+    const names = tokensOf(pointer);
+    let parent = root;
+    for (const name of names.slice(0, -1)) {
+      const inner = parent.members.get(name);
+      // A member already replaced by a value becomes an object of the replacements alone, as committedForm's copy does.
+      const next = inner instanceof Replacements ? inner : new Replacements(typeof inner === 'string' || inner === null || (parent.fresh && inner === undefined));
+      parent.members.set(name, next);
+      parent = next;
+    }
+    parent.members.set(names[names.length - 1], committed);
+  }
+  return root;
+}
+
+/** JCS of the committed form: the event without what reads add, each given member's value replaced by its commitment. */
+export function committedFormText(event: LedgerEvent, commitments: Record<string, string>): string {
+  return jcsReplacing(event, committedReplacements(event, commitments), () => committedForm(event, commitments));
+}
+
 /** 16 bytes in base64url: 21 characters, then one whose low four bits are zero (any other would spell the same bytes). */
 const SALT = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+export const isSalt = (text: unknown): text is string => typeof text === 'string' && SALT.test(text);
 
 /** base64url without padding, refusing any other spelling of the same bytes (so one changed character always counts). */
 export function decodeBase64url(text: unknown, bytes?: number): Buffer | undefined {
   if (typeof text !== 'string') return undefined;
-  if (bytes === 16) return SALT.test(text) ? Buffer.from(text, 'base64url') : undefined;
   if (!/^[A-Za-z0-9_-]*$/.test(text)) return undefined;
   const decoded = Buffer.from(text, 'base64url');
   if (decoded.toString('base64url') !== text || (bytes !== undefined && decoded.length !== bytes)) return undefined;

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { committedForm, committedFormText } from './committed-form';
 import { canonicalizeReference, jcs } from './jcs';
 
 describe('jcs', () => {
@@ -24,5 +25,19 @@ describe('jcs', () => {
     expect(() => jcs('\ud800')).toThrow('Lone surrogate is not allowed');
     expect(() => jcs({ a: Number.NaN })).toThrow('NaN is not allowed');
     expect(() => jcs(undefined)).toThrow('no JSON form');
+  });
+});
+
+describe('committedFormText', () => {
+  it('is the canonical text of committedForm for any event and any pointers', () => {
+    const pointer = fc.array(fc.oneof(fc.constantFrom('data', 'im.ledger', 'im.redacted', 'im.actor', 'x', '__proto__', '1', 'a~b', 'a/b', ''), fc.string()), { minLength: 1, maxLength: 3 })
+      .map((names) => `/${names.map((n) => n.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`);
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.dictionary(fc.constantFrom('x', 'content', '1', '__proto__', 'a/b'), fc.jsonValue({ maxDepth: 1 })));
+    const event = fc.dictionary(fc.constantFrom('id', 'data', 'im.ledger', 'im.redacted', 'im.actor', 'x', '1', '__proto__'), member);
+    const commitments = fc.dictionary(pointer, fc.string());
+    fc.assert(fc.property(event, commitments, (e, c) => {
+      const parsed = JSON.parse(JSON.stringify(e)) as Record<string, unknown>;
+      expect(committedFormText(parsed, c)).toBe(canonicalizeReference(committedForm(parsed, c)));
+    }), { numRuns: 3000 });
   });
 });

@@ -31,67 +31,121 @@ const isPlainObject = (value: object): value is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
-/** A key JavaScript puts before all others in any object, whatever the order it was set in. */
-const isIndexLike = (key: string) => {
-  const first = key.charCodeAt(0);
-  return first >= 48 && first <= 57 && /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
-};
-
 /** What the fast path leaves to canonicalize. */
 class NotPlainJson extends Error {}
 
-/** A copy with every object's members in code-unit order; throws for anything but parsed JSON. */
-function sortedCopy(value: unknown): unknown {
+/**
+ * Members to write differently from the value's own: a string in place of the member's value,
+ * `null` to leave the member out, or replacements inside it. `fresh` replacements stand for an
+ * object of their members alone (the value's own member is not an object, or was replaced).
+ */
+export class Replacements {
+  readonly members = new Map<string, string | null | Replacements>();
+  constructor(readonly fresh = false) {}
+}
+
+const isPlainJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainObject(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+
+/** The canonical text of parsed JSON, members in code-unit order; throws for anything else. */
+function canonicalText(value: unknown): string {
   switch (typeof value) {
-    case 'string':
-      if (!(value as WellFormedString).isWellFormed()) throw new NotPlainJson();
-      return value;
+    case 'string': {
+      const text = JSON.stringify(value);
+      // JSON.stringify writes a lone surrogate as \u escape (canonicalize refuses it); without one the string is well formed.
+      if (text.includes('\\u') && !(value as WellFormedString).isWellFormed()) throw new NotPlainJson();
+      return text;
+    }
     case 'number':
       if (!Number.isFinite(value)) throw new NotPlainJson();
-      return value;
+      return JSON.stringify(value);
     case 'boolean':
-      return value;
+      return value ? 'true' : 'false';
     case 'object': {
-      if (value === null) return value;
-      if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortedCopy(item)));
-      if (!isPlainObject(value) || typeof value.toJSON === 'function') throw new NotPlainJson();
-      const copy: Record<string, unknown> = {};
-      for (const key of Object.keys(value).sort()) {
-        if (value[key] === undefined) continue;
-        // __proto__ would set the copy's prototype rather than make a member.
-        if (!(key as WellFormedString).isWellFormed() || isIndexLike(key) || key === '__proto__') throw new NotPlainJson();
-        copy[key] = sortedCopy(value[key]);
+      if (value === null) return 'null';
+      if (Array.isArray(value)) {
+        let text = '[';
+        for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (value[i] === undefined ? 'null' : canonicalText(value[i]));
+        return `${text}]`;
       }
-      return copy;
+      if (!isPlainJsonObject(value)) throw new NotPlainJson();
+      return objectText(value);
     }
     default:
       throw new NotPlainJson();
   }
 }
 
-/**
- * canonicalize's algorithm on parsed JSON, done by JSON.stringify: for strings, finite numbers,
- * booleans and null it writes what canonicalize writes (canonicalize calls it for them), so
- * with every object's members put in order first, its output is the canonical text, several
- * times faster (jcs.spec.ts compares the two on generated values), which a verification of
- * 100,000 events needs. Anything else (toJSON, NaN, a lone surrogate, a cycle) goes to
- * canonicalize, which refuses or handles it, and so does an object with an integer-like key,
- * which JavaScript would put first whatever the order.
- */
-function fastJcs(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(sortedCopy(value));
-  } catch (error) {
-    if (error instanceof NotPlainJson) return undefined;
-    throw error;
+/** A member name as JSON (`"name":`): the same few names come back event after event. */
+const nameTexts = new Map<string, string>();
+const NAMES_KEPT = 10_000;
+
+function nameText(key: string): string {
+  let text = nameTexts.get(key);
+  if (text === undefined) {
+    if (!(key as WellFormedString).isWellFormed()) throw new NotPlainJson();
+    text = `${JSON.stringify(key)}:`;
+    if (nameTexts.size >= NAMES_KEPT) nameTexts.clear();
+    nameTexts.set(key, text);
   }
+  return text;
+}
+
+/** An object's canonical text: its members sorted by code unit (sort's default order), with `replace`'s changes. */
+function objectText(value: Record<string, unknown> | undefined, replace?: Replacements): string {
+  const keys = value ? Object.keys(value) : [];
+  if (replace) for (const key of replace.members.keys()) if (!value || !Object.prototype.hasOwnProperty.call(value, key)) keys.push(key);
+  keys.sort();
+  let text = '{';
+  for (const key of keys) {
+    const replacement = replace?.members.get(key);
+    let member: string;
+    if (replacement === null) continue;
+    if (typeof replacement === 'string') member = canonicalText(replacement);
+    else if (replacement) {
+      // Only an own member is the value's (a __proto__ not set as a member would read Object.prototype).
+      const inner = value && Object.prototype.hasOwnProperty.call(value, key) ? value[key] : undefined;
+      if (!replacement.fresh && typeof inner === 'object' && inner !== null && !Array.isArray(inner) && !isPlainJsonObject(inner)) throw new NotPlainJson();
+      member = objectText(replacement.fresh || !isPlainJsonObject(inner) ? undefined : inner, replacement);
+    } else {
+      const inner = value![key];
+      if (inner === undefined) continue;
+      member = canonicalText(inner);
+    }
+    text += `${text.length > 1 ? ',' : ''}${nameText(key)}${member}`;
+  }
+  return `${text}}`;
+}
+
+/**
+ * canonicalize's algorithm on parsed JSON, written directly: for strings, finite numbers,
+ * booleans and null it writes what canonicalize writes (canonicalize calls JSON.stringify for
+ * them), members in order, with no intermediate copies, several times faster (jcs.spec.ts
+ * compares the two on generated values), which a verification of 100,000 events needs.
+ * Anything else (toJSON, NaN, a lone surrogate, a cycle) goes to `fallback`.
+ */
+function fastJcs(write: () => string, fallback: () => string | undefined): string {
+  let text: string | undefined;
+  try {
+    text = write();
+  } catch (error) {
+    if (!(error instanceof NotPlainJson)) throw error;
+    text = fallback();
+  }
+  if (text === undefined) throw new Error('JCS: the value has no JSON form');
+  return text;
+}
+
+/** JCS of an object with `replacements` applied, without building the changed object unless canonicalize must see it. */
+export function jcsReplacing(value: Record<string, unknown>, replacements: Replacements, applied: () => unknown): string {
+  return fastJcs(() => objectText(value, replacements), () => canonicalize(applied()));
 }
 
 /** RFC 8785 JSON Canonicalization Scheme. */
 export function jcs(value: unknown): string {
-  const text = fastJcs(value) ?? canonicalize(value);
-  if (text === undefined) throw new Error('JCS: the value has no JSON form');
-  return text;
+  // A string (most commitments' values) needs no fallback closures.
+  if (typeof value === 'string' && (value as WellFormedString).isWellFormed()) return JSON.stringify(value);
+  return fastJcs(() => canonicalText(value), () => canonicalize(value));
 }
 
 /** canonicalize itself, the reference the fast path is held to. */

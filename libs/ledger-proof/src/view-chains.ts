@@ -1,4 +1,4 @@
-import { commitment, committedForm, type LedgerEvent, redactableMembers, sha256, valueAt } from './committed-form';
+import { commitment, committedFormText, type LedgerEvent, redactableMembers, sha256, valueAt } from './committed-form';
 import { jcs } from './jcs';
 
 /** The clearance levels, lowest first: chain L holds the events whose visibility ranks at or below L. */
@@ -43,11 +43,11 @@ export function linkHash(chain: Chain, n: number, prev: string | null, committed
   return sha256(`{"chain":${jcs(chain)},"event":${committedJcs},"n":${n},"prev":${jcs(prev)}}`);
 }
 
-/** The committed form of a stored event: every redactable member replaced by the commitment of its salt and value. */
-export function storedCommittedForm(event: LedgerEvent, salts: Record<string, string>): LedgerEvent {
+/** JCS of the committed form of a stored event: every redactable member replaced by the commitment of its salt and value. */
+export function storedCommittedForm(event: LedgerEvent, salts: Record<string, string>): string {
   const commitments: Record<string, string> = {};
-  for (const [pointer, salt] of Object.entries(salts)) commitments[pointer] = commitment(Buffer.from(salt, 'base64url'), valueAt(event, pointer));
-  return committedForm(event, commitments);
+  for (const [pointer, salt] of Object.entries(salts)) commitments[pointer] = commitment(salt, valueAt(event, pointer));
+  return committedFormText(event, commitments);
 }
 
 /**
@@ -65,7 +65,7 @@ export function chainAppends(heads: ChainHeads, events: LedgerEvent[], drawSalt:
       salts[pointer] = salt.toString('base64url');
       commitments[pointer] = commitment(salt, valueAt(event, pointer));
     }
-    const committedJcs = jcs(committedForm(event, commitments));
+    const committedJcs = committedFormText(event, commitments);
     const next: ChainHeads = { ...current };
     for (const chain of chainsOf(event)) {
       const n = (current[chain]?.n ?? 0) + 1;

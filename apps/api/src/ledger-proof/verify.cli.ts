@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { asBundle, describeVerdict, type LedgerJwk, NotABundleError, verifyBundle } from '@im/ledger-proof';
+import { describeVerdict, type LedgerJwk, NotABundleError } from '@im/ledger-proof';
+import { verifyBundleText } from './bundle-verification';
 
 /**
  * `npm run verify -- <bundle.json> [--key <jwks.json or url>]`: checks a ledger bundle offline
@@ -29,17 +30,19 @@ function parseArgs(args: string[]): { bundle: string; key?: string } {
   return { bundle: rest[0], key };
 }
 
-async function readJson(source: string, what: string): Promise<unknown> {
-  let text: string;
+async function readText(source: string, what: string): Promise<string> {
   try {
-    if (/^https?:\/\//.test(source)) {
-      const response = await fetch(source);
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      text = await response.text();
-    } else text = await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), source), 'utf8'); // npm runs scripts in the package's folder, not the caller's
+    if (!/^https?:\/\//.test(source)) return await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), source), 'utf8'); // npm runs scripts in the package's folder, not the caller's
+    const response = await fetch(source);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return await response.text();
   } catch (error) {
     throw new UnusableInputError(`cannot read ${what} ${source}: ${(error as Error).message}`);
   }
+}
+
+async function readJson(source: string, what: string): Promise<unknown> {
+  const text = await readText(source, what);
   try {
     return JSON.parse(text);
   } catch {
@@ -57,16 +60,16 @@ function pinnedKeys(value: unknown, source: string): LedgerJwk[] {
 export async function runVerify(args: string[]): Promise<VerifyOutcome> {
   try {
     const { bundle: file, key } = parseArgs(args);
-    const json = await readJson(file, 'bundle');
-    let bundle;
+    const text = await readText(file, 'bundle');
+    const keys = key === undefined ? undefined : pinnedKeys(await readJson(key, 'key'), key);
+    let verdict;
     try {
-      bundle = asBundle(json);
+      verdict = await verifyBundleText(text, keys);
     } catch (error) {
+      if (error instanceof SyntaxError) throw new UnusableInputError(`bundle ${file} is not JSON`);
       if (error instanceof NotABundleError) throw new UnusableInputError(`${file} is not a ledger bundle: ${error.message}`);
       throw error;
     }
-    const keys = key === undefined ? undefined : pinnedKeys(await readJson(key, 'key'), key);
-    const verdict = verifyBundle(bundle, keys);
     return { code: verdict.intact ? 0 : 1, line: describeVerdict(verdict) };
   } catch (error) {
     if (error instanceof UnusableInputError) return { code: 2, line: error.message };
