@@ -11,6 +11,7 @@ import { alertStorm } from './alert-storm.bench';
 import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
 import { liveDelivery } from './live-delivery.bench';
+import { memory } from './memory.bench';
 import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
@@ -29,6 +30,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'webhook-delivery': webhookDelivery,
   'live-delivery': liveDelivery,
   'ledger-verify': ledgerVerify,
+  memory,
 };
 
 function machine(): string {

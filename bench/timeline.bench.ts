@@ -140,7 +140,7 @@ function memoryOf(pid: number): { now: number; peak: number } {
 }
 
 /** Runs the built rebuild CLI on a data directory; returns what it reports (events, seconds, events/s). */
-function rebuildReadModels(dataDir: string): string {
+export function rebuildReadModels(dataDir: string): string {
   const result = spawnSync(process.execPath, [PROJECTOR_MAIN, 'rebuild'], {
     env: { ...process.env, DATA_DIR: dataDir, NO_COLOR: '1' },
     encoding: 'utf8',
