@@ -1,11 +1,14 @@
+import { isMainThread } from 'node:worker_threads';
 import { loadConfig } from '@im/config';
+import { serveLedgerChaining } from '@im/event-store/sqlite';
 import { exitOnStartupFailure } from '@im/persistence';
 import { createApp } from './create-app';
 import { closeOnSignals } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createApp(config);
+  // This script again, as a worker thread, computes the ledger's links off the event loop.
+  const app = await createApp(config, { ledgerChainWorker: process.argv[1] });
   await app.listen(config.port, config.host);
   // Start and stop are announced at info even when LOG_LEVEL hides other info lines: operators (and scripts) wait for them.
   const lifecycle = app
@@ -16,4 +19,5 @@ async function main(): Promise<void> {
   lifecycle.info(`Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`);
 }
 
-main().catch(exitOnStartupFailure);
+if (isMainThread) main().catch(exitOnStartupFailure);
+else serveLedgerChaining();
