@@ -20,7 +20,7 @@ const HEADERS_TIMEOUT_MS = 10_000;
  * The api as a Nest application on Fastify, not yet listening. Slow clients are
  * cut off: headers within 10 s, the whole request within REQUEST_TIMEOUT_MS
  * (408), and a connection idle for twice that is closed. Shutting down is the
- * caller's job (main.ts drains first, see graceful-shutdown.ts).
+ * caller's job (start-api.ts drains first, see graceful-shutdown.ts).
  */
 export async function createApp(config: AppConfig, options: Pick<OpenStoresOptions, 'ledgerChainWorker'> = {}): Promise<NestFastifyApplication> {
   const logger = createJsonLogger(config.logLevel);

@@ -1,2 +1,1 @@
 export * from './sqlite-event-store';
-export { serveLedgerChaining } from './ledger-chain-worker';

@@ -16,7 +16,7 @@ import {
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
-import { LedgerChainWorker } from './ledger-chain-worker';
+import { LedgerChainWorker } from '../../ledger-chain-worker';
 import { TickBatch } from './tick-batch';
 
 interface EventRow {

@@ -1,6 +1,6 @@
 import { parentPort, Worker } from 'node:worker_threads';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
-import { chainLedger } from '../../ledger-chaining';
+import { chainLedger } from './ledger-chaining';
 
 /** What the worker chains: a batch's appends in order, each stream starting from the heads given for it. */
 interface ChainRequest {
