@@ -31,6 +31,23 @@ async function eventually(predicate: () => boolean, timeoutMs = 5000): Promise<v
   }
 }
 
+/** Every link of every chain of a stream recomputed from its events and their salts; throws at the first that does not hold. */
+export function expectChained(read: RecordedEvent[]): void {
+  const heads: Record<string, { n: number; hash: string } | undefined> = {};
+  for (const recorded of read) {
+    const ledger = recorded.ledger as LedgerRecord;
+    const committed = storedCommittedForm(recorded.event as unknown as Record<string, unknown>, ledger.salts);
+    for (const chain of CHAINS) {
+      const before = heads[chain];
+      if (chainsOf(recorded.event as unknown as Record<string, unknown>).includes(chain)) {
+        const n = (before?.n ?? 0) + 1;
+        expect(ledger.heads[chain]).toEqual({ n, hash: linkHash(chain, n, before?.hash ?? null, committed) });
+      } else expect(ledger.heads[chain]).toEqual(before);
+      heads[chain] = ledger.heads[chain];
+    }
+  }
+}
+
 /**
  * The behaviour every EventStore adapter must show. Tests use their own
  * stream names and filter the global log to them, so the suite can run
@@ -263,23 +280,6 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
         WrongExpectedRevisionError,
       );
     });
-
-    /** Every link of every chain recomputed from the events and their salts; throws at the first that does not hold. */
-    const expectChained = (read: RecordedEvent[]) => {
-      const heads: Record<string, { n: number; hash: string } | undefined> = {};
-      for (const recorded of read) {
-        const ledger = recorded.ledger as LedgerRecord;
-        const committed = storedCommittedForm(recorded.event as unknown as Record<string, unknown>, ledger.salts);
-        for (const chain of CHAINS) {
-          const before = heads[chain];
-          if (chainsOf(recorded.event as unknown as Record<string, unknown>).includes(chain)) {
-            const n = (before?.n ?? 0) + 1;
-            expect(ledger.heads[chain]).toEqual({ n, hash: linkHash(chain, n, before?.hash ?? null, committed) });
-          } else expect(ledger.heads[chain]).toEqual(before);
-          heads[chain] = ledger.heads[chain];
-        }
-      }
-    };
 
     it('stores each event with a salt per redactable member and its link in every chain that holds it, and answers the heads', async () => {
       expect(await store.ledgerHeads(stream)).toEqual({});

@@ -5,3 +5,4 @@ export * from './event-store.port';
 export * from './follow-log';
 export * from './storage-fault';
 export * from './ledger-chaining';
+export * from './ledger-chain-worker';

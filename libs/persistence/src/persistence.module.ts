@@ -79,7 +79,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
 const unreachable = (what: string, url: string, error: unknown) =>
   new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
 
-async function openEventStore(config: AppConfig): Promise<EventStore> {
+async function openEventStore(config: AppConfig, ledgerChainWorker: string | undefined): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
     const store = new KurrentDbEventStore(config.eventStore.url, { streamPrefixes: SERVICE_STREAM_PREFIXES });
     try {
@@ -90,7 +90,7 @@ async function openEventStore(config: AppConfig): Promise<EventStore> {
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES }));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES, ledgerChainWorker }));
 }
 
 async function openReadStore(config: AppConfig): Promise<ReadStore> {
@@ -120,6 +120,8 @@ export interface OpenStoresOptions {
    * shares the directory with an api (PROJECTOR=external) and takes none.
    */
   lock?: 'api' | 'rebuild';
+  /** The embedded event store computes the ledger's links in a worker thread running this script (SqliteEventStoreOptions). */
+  ledgerChainWorker?: string;
 }
 
 /**
@@ -140,7 +142,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     if (options.lock) lock = lockDataDir(config.dataDir, options.lock);
   }
   try {
-    const eventStore = await openEventStore(config);
+    const eventStore = await openEventStore(config, options.ledgerChainWorker);
     let readStore: ReadStore | undefined;
     try {
       readStore = await openReadStore(config);

@@ -10,6 +10,8 @@ describe('numbers a JSON body may carry', () => {
     ['[{"data":{"x":"1e400"}},{"data":{"pi":3.14159265358979323846}}]', '[1].data.pi', '3.14159265358979323846'],
     ['{"we\\"ird":{"k\\\\":123456789012345678}}', 'we"ird.k\\', '123456789012345678'],
     ['1e999', '', '1e999'],
+    ['{"a": [ 1e400]}', 'a[0]', '1e400'],
+    ['{"fingerprint":"0e8a1e2b","a":\n-2.5e999}', 'a', '-2.5e999'],
   ])('finds the number parsing would change in %s', (text, path, literal) => {
     expect(firstInexactNumber(text)).toEqual({ path, literal });
   });

@@ -60,7 +60,8 @@ const pathOf = (stack: Container[]) =>
  */
 export function firstInexactNumber(text: string): { path: string; literal: string } | undefined {
   // Only a literal with 16+ digits in a row or an exponent can fail to round-trip: most bodies skip the scan.
-  if (!/\d{16}|\d[eE]/.test(text)) return undefined;
+  // An exponent's literal starts after a non-word character, so hex ids ("3f0e…", Alertmanager's fingerprints) do not force it.
+  if (!/\d{16}|(?:^|[^\w.])-?\d+(?:\.\d+)?[eE]/.test(text)) return undefined;
   const stack: Container[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
