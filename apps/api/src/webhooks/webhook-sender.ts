@@ -1,5 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { ABORTED, type SendOutcome } from '../outbound/outbound-channel';
 import { BlockedAddressError, type CheckedDestination, checkDestination, checkLiteralDestination, pinnedLookup } from './webhook-address';
 import { signWebhook, webhookKey } from './webhook-secret';
@@ -14,6 +15,8 @@ const USER_AGENT = 'incident-service-webhooks/1';
 /** What every delivery to a registration reuses: its url parsed, its signing key decoded, its own keep-alive pools. */
 export class WebhookEndpoint {
   readonly url: URL;
+  /** The url as request options, worked out once rather than on every request. */
+  readonly requestOptions: RequestOptions;
   /** undefined when the secret did not open: nothing unsigned is ever sent. */
   readonly key: Buffer | undefined;
   /** One pool per registration, so no registration waits for another's sockets. */
@@ -21,6 +24,7 @@ export class WebhookEndpoint {
 
   constructor(url: string, secret: string | undefined) {
     this.url = new URL(url);
+    this.requestOptions = urlToHttpOptions(this.url);
     this.key = secret === undefined ? undefined : webhookKey(secret);
   }
 
@@ -88,8 +92,7 @@ function post(destination: CheckedDestination, headers: Record<string, string>, 
   const https = destination.url.protocol === 'https:';
   return new Promise<number>((resolve, reject) => {
     const req = (https ? httpsRequest : httpRequest)(
-      destination.url,
-      { method: 'POST', headers, agent: https ? endpoint.agents.https : endpoint.agents.http, lookup: pinnedLookup(destination) as never },
+      { ...endpoint.requestOptions, method: 'POST', headers, agent: https ? endpoint.agents.https : endpoint.agents.http, lookup: pinnedLookup(destination) as never },
       (res) => drain(res, () => resolve(res.statusCode ?? 0), reject),
     );
     const timer = setTimeout(() => req.destroy(new TimedOut()), timeoutMs);
