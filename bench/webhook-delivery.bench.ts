@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
 import { withBuiltServer } from './support/load';
+import { tsWorker } from './support/ts-worker';
 import type { ReceiversData, ReceiversReport, ToReceivers } from './webhook-receivers.worker';
 
 const ADMIN = `Bearer ${token({ sub: 'bench', roles: ['webhooks.admin', 'timeline.writer', 'timeline.reader'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -21,21 +20,7 @@ const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
 /** The receivers' thread (ts-node in the worker too): resolves `opened` with their urls. */
 function receiversWorker(data: ReceiversData) {
-  const worker = new Worker(
-    `require('ts-node/register/transpile-only'); require('tsconfig-paths/register'); require(${JSON.stringify(join(__dirname, 'webhook-receivers.worker.ts'))});`,
-    { eval: true, workerData: data },
-  );
-  const next = (type: string) =>
-    new Promise<any>((resolve, reject) => {
-      const onMessage = (message: { type: string }) => {
-        if (message.type !== type) return;
-        worker.off('message', onMessage);
-        resolve(message);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-  const send = (message: ToReceivers) => worker.postMessage(message);
+  const { next, send, close } = tsWorker<ToReceivers>('webhook-receivers.worker.ts', data);
   return {
     opened: next('opened').then((message) => message.urls as string[]),
     secrets: async (secrets: string[]) => {
@@ -48,10 +33,7 @@ function receiversWorker(data: ReceiversData) {
       send({ type: 'collect', waitMs, ids });
       return (await report).report;
     },
-    close: () => {
-      send({ type: 'close' });
-      setTimeout(() => void worker.terminate(), 1000);
-    },
+    close,
   };
 }
 
