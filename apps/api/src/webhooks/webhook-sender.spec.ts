@@ -1,8 +1,15 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret } from './webhook-secret';
-import { WebhookEndpoint, WebhookSender } from './webhook-sender';
+import { DESTINATION_TTL_MS, WebhookEndpoint, WebhookSender } from './webhook-sender';
+
+// The real resolver, counted.
+jest.mock('node:dns/promises', () => {
+  const actual = jest.requireActual('node:dns/promises');
+  return { ...actual, lookup: jest.fn(actual.lookup) };
+});
 
 describe('WebhookSender', () => {
   let server: Server;
@@ -74,5 +81,25 @@ describe('WebhookSender', () => {
     for (let i = 0; i < 3; i += 1) expect(await sender.send(to, `msg_${i}`, body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
     expect(sockets.size).toBe(1);
     to.destroy();
+  });
+
+  it('resolves and checks a host name again only once its checked address is DESTINATION_TTL_MS old', async () => {
+    const lookups = jest.mocked(lookup);
+    lookups.mockClear();
+    let now = 1_000_000;
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true, now: () => now });
+    const to = endpoint(url.replace('127.0.0.1', 'localhost'));
+    const send = () => sender.send(to, 'msg_1', body, new AbortController().signal);
+    try {
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      now += DESTINATION_TTL_MS - 1;
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      expect(lookups).toHaveBeenCalledTimes(1);
+      now += 2;
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      to.destroy();
+    }
   });
 });
