@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import type { SubscribersData, SubscribersReport, ToSubscribers } from './live-subscribers.worker';
 import { cpuMs } from './support/cpu-time';
 import { load, type LoadResult, withBuiltServer } from './support/load';
+import { tsWorker } from './support/ts-worker';
 
 const WRITER = `Bearer ${token({ sub: 'bench-writer', roles: ['timeline.writer'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 /** One token for every subscriber: a fleet of wall dashboards. (The feed asks the policy once per batch and kind of caller.) */
@@ -57,21 +56,7 @@ async function pacedAppends(url: string, incidentId: string, sentAt: Float64Arra
 
 /** The subscribers' thread (ts-node in the worker too): resolves `opened` once every subscriber is subscribed. */
 function subscribersWorker(data: SubscribersData) {
-  const worker = new Worker(
-    `require('ts-node/register/transpile-only'); require('tsconfig-paths/register'); require(${JSON.stringify(join(__dirname, 'live-subscribers.worker.ts'))});`,
-    { eval: true, workerData: data },
-  );
-  const next = (type: string) =>
-    new Promise<any>((resolve, reject) => {
-      const onMessage = (message: { type: string }) => {
-        if (message.type !== type) return;
-        worker.off('message', onMessage);
-        resolve(message);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-  const send = (message: ToSubscribers) => worker.postMessage(message);
+  const { next, send, close } = tsWorker<ToSubscribers>('live-subscribers.worker.ts', data);
   return {
     opened: next('opened'),
     /** Waits up to `waitMs` for every subscriber to have every event, then reports. */
@@ -80,10 +65,7 @@ function subscribersWorker(data: SubscribersData) {
       send({ type: 'collect', waitMs, expected });
       return (await report).report;
     },
-    close: () => {
-      send({ type: 'close' });
-      setTimeout(() => void worker.terminate(), 1000);
-    },
+    close,
   };
 }
 

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
+import { cpuMs } from './support/cpu-time';
 import { withBuiltServer } from './support/load';
+import { tsWorker } from './support/ts-worker';
+import type { ReceiversData, ReceiversReport, ToReceivers } from './webhook-receivers.worker';
 
 const ADMIN = `Bearer ${token({ sub: 'bench', roles: ['webhooks.admin', 'timeline.writer', 'timeline.reader'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const SUBSCRIPTIONS = 100;
@@ -13,29 +15,26 @@ const INCIDENTS = 10;
 const DRAIN_MS = 15_000;
 
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+const now = () => performance.timeOrigin + performance.now();
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 
-interface Receiver {
-  server: Server;
-  url: string;
-  /** When each event id arrived (first delivery). */
-  arrivals: Map<string, number>;
-}
-
-/** A loopback endpoint that notes when each event first arrives; `hang` never answers. */
-async function receiver(hang: boolean): Promise<Receiver> {
-  const arrivals = new Map<string, number>();
-  const server = createServer((req, res) => {
-    const id = req.headers['webhook-id'];
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      const eventId = (JSON.parse(body) as { id: string }).id;
-      if (!arrivals.has(eventId)) arrivals.set(eventId, performance.now());
-      if (!hang && id) res.writeHead(204).end();
-    });
-  }).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrivals };
+/** The receivers' thread (ts-node in the worker too): resolves `opened` with their urls. */
+function receiversWorker(data: ReceiversData) {
+  const { next, send, close } = tsWorker<ToReceivers>('webhook-receivers.worker.ts', data);
+  return {
+    opened: next('opened').then((message) => message.urls as string[]),
+    secrets: async (secrets: string[]) => {
+      const ready = next('ready');
+      send({ type: 'secrets', secrets });
+      await ready;
+    },
+    collect: async (waitMs: number, ids: string[]): Promise<ReceiversReport> => {
+      const report = next('report');
+      send({ type: 'collect', waitMs, ids });
+      return (await report).report;
+    },
+    close,
+  };
 }
 
 async function postJson(url: string, body: unknown, contentType = 'application/json') {
@@ -49,18 +48,31 @@ interface Run {
   missing: number;
   appended: number;
   failedAppends: number;
+  /** Requests the receivers took (repeats and the hanging one's included) and those that did not verify. */
+  requests: number;
+  badSignatures: number;
+  /** CPU ms from the first append to the end of the drain: the api process, the receivers' thread. */
+  apiCpuMs: number;
+  receiversCpuMs: number;
+  /** 1-minute load average at the start and the end (other work on the machine). */
+  load: string;
 }
 
 /** One run on a fresh server: 100 registrations, notes at 100/s for `seconds`; lag = first arrival − append sent, over the healthy receivers. */
-async function run(seconds: number, hanging: boolean): Promise<Run> {
-  const receivers = await Promise.all(Array.from({ length: SUBSCRIPTIONS }, (_, i) => receiver(hanging && i === 0)));
+export async function run(seconds: number, hanging: boolean): Promise<Run> {
+  const receivers = receiversWorker({ count: SUBSCRIPTIONS, hanging: hanging ? 0 : -1 });
   try {
-    return await withBuiltServer('bench-webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, async (url) => {
-      for (const r of receivers) await postJson(`${url}/api/v1/webhooks`, { url: r.url, event_types: ['im.incident.note'] });
+    const urls = await receivers.opened;
+    return await withBuiltServer('bench-webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, async (url, _dir, pid) => {
+      const secrets: string[] = [];
+      for (const receiverUrl of urls) secrets.push((await postJson(`${url}/api/v1/webhooks`, { url: receiverUrl, event_types: ['im.incident.note'] })).secret as string);
+      await receivers.secrets(secrets);
       const incidents: string[] = [];
       for (let i = 0; i < INCIDENTS; i += 1) incidents.push((await postJson(`${url}/api/v1/incidents`, { title: `bench ${i}`, severity: 'SEV-3' })).id as string);
       const sent = new Map<string, number>();
       let failedAppends = 0;
+      const loadBefore = loadAverage();
+      const apiCpuBefore = cpuMs(`/proc/${pid}`);
       const started = performance.now();
       const inFlight: Promise<unknown>[] = [];
       for (let n = 0; n < seconds * APPENDS_PER_SECOND; n += 1) {
@@ -68,28 +80,34 @@ async function run(seconds: number, hanging: boolean): Promise<Run> {
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         const id = randomUUID();
-        const sentAt = performance.now();
+        const sentAt = now();
         const event = { specversion: '1.0', id, source: 'im://bench', type: 'im.incident.note', subject: `incident/${incidents[n % INCIDENTS]}`, time: new Date().toISOString(), data: { content: `note ${n}` } };
         // An append the server could not take (overloaded) is counted, not fatal: only acknowledged ones are awaited.
         inFlight.push(postJson(`${url}/api/v1/timeline/events`, event, 'application/cloudevents+json').then(() => sent.set(id, sentAt), () => (failedAppends += 1)));
       }
       await Promise.all(inFlight);
-      const healthy = receivers.slice(hanging ? 1 : 0);
-      const deadline = performance.now() + DRAIN_MS;
-      while (performance.now() < deadline && healthy.some((r) => r.arrivals.size < sent.size)) await new Promise((resolve) => setTimeout(resolve, 100));
-      const acknowledged = healthy.flatMap((r) => [...r.arrivals].filter(([id]) => sent.has(id)));
-      return { lagsMs: acknowledged.map(([id, at]) => at - sent.get(id)!).sort((a, b) => a - b), missing: healthy.length * sent.size - acknowledged.length, appended: sent.size, failedAppends };
+      const report = await receivers.collect(DRAIN_MS, [...sent.keys()]);
+      const apiCpuMs = cpuMs(`/proc/${pid}`) - apiCpuBefore;
+      const acknowledged = report.arrivals.flat();
+      return {
+        lagsMs: acknowledged.map(([id, at]) => at - sent.get(id)!).sort((a, b) => a - b),
+        missing: report.arrivals.length * sent.size - acknowledged.length,
+        appended: sent.size,
+        failedAppends,
+        requests: report.requests,
+        badSignatures: report.badSignatures,
+        apiCpuMs,
+        receiversCpuMs: report.cpuMs,
+        load: `${loadBefore} → ${loadAverage()}`,
+      };
     });
   } finally {
-    for (const r of receivers) {
-      r.server.closeAllConnections();
-      r.server.close();
-    }
+    receivers.close();
   }
 }
 
 const row = (name: string, r: Run) =>
-  `| ${name} | ${r.appended} (${r.failedAppends} refused) | ${r.lagsMs.length} | ${r.missing} | ${percentile(r.lagsMs, 50).toFixed(0)} | ${percentile(r.lagsMs, 99).toFixed(0)} | ${r.lagsMs.length ? r.lagsMs[r.lagsMs.length - 1].toFixed(0) : '-'} |`;
+  `| ${name} | ${r.appended} (${r.failedAppends} refused) | ${r.lagsMs.length} | ${r.missing} | ${percentile(r.lagsMs, 50).toFixed(0)} | ${percentile(r.lagsMs, 99).toFixed(0)} | ${r.lagsMs.length ? r.lagsMs[r.lagsMs.length - 1].toFixed(0) : '-'} | ${r.requests} (${r.badSignatures} bad) | ${((1000 * r.apiCpuMs) / Math.max(1, r.requests)).toFixed(1)} | ${((1000 * r.receiversCpuMs) / Math.max(1, r.requests)).toFixed(1)} | ${r.load} |`;
 
 /**
  * Webhook delivery lag: 100 registrations with loopback receivers, notes
@@ -103,10 +121,10 @@ export async function webhookDelivery(seconds: number): Promise<string> {
   return [
     '## Webhook delivery',
     '',
-    `${SUBSCRIPTIONS} registrations, receivers on loopback (in the load generator's process), \`im.incident.note\` appended at ${APPENDS_PER_SECOND}/s for ${seconds} s over ${INCIDENTS} incidents: ${SUBSCRIPTIONS * APPENDS_PER_SECOND} deliveries a second. Lag: from sending the append to the event's first arrival, over the healthy receivers. The second run has one receiver that never answers (WEBHOOK_TIMEOUT_MS 10 s).`,
+    `${SUBSCRIPTIONS} registrations, receivers on loopback (bench/webhook-receivers.worker.ts: a thread of the load generator, each delivery verified with \`standardwebhooks\`), \`im.incident.note\` appended at ${APPENDS_PER_SECOND}/s for ${seconds} s over ${INCIDENTS} incidents: ${SUBSCRIPTIONS * APPENDS_PER_SECOND} deliveries a second. Lag: from sending the append to the event's first arrival, over the healthy receivers. The second run has one receiver that never answers (WEBHOOK_TIMEOUT_MS 10 s).`,
     '',
-    '| Run | Appends | Deliveries | Missing | Lag p50 ms | Lag p99 ms | Lag max ms |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Run | Appends | Deliveries | Missing | Lag p50 ms | Lag p99 ms | Lag max ms | Requests taken | api CPU µs/request | receivers CPU µs/request | load avg |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     row('100 healthy', healthy),
     row('99 healthy + 1 hanging', withHanging),
     '',

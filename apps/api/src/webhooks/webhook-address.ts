@@ -48,12 +48,23 @@ const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
  * not answer cannot hold a delivery longer than the request itself may take.
  */
 export async function checkDestination(url: URL, allowPrivate: boolean, signal?: AbortSignal): Promise<CheckedDestination> {
+  const literal = checkLiteralDestination(url, allowPrivate);
+  if (literal) return literal;
+  return checked(url, await resolveAll(hostOf(url), signal), allowPrivate);
+}
+
+/** checkDestination of a url whose host is an IP address (no lookup, so no wait); undefined for a name. */
+export function checkLiteralDestination(url: URL, allowPrivate: boolean): CheckedDestination | undefined {
   const host = hostOf(url);
   const family = isIP(host);
-  const addresses: LookupAddress[] = family ? [{ address: host, family }] : await resolveAll(host, signal);
+  return family ? checked(url, [{ address: host, family }], allowPrivate) : undefined;
+}
+
+function checked(url: URL, addresses: LookupAddress[], allowPrivate: boolean): CheckedDestination {
   const refused = allowPrivate ? undefined : addresses.find(({ address }) => !isPublicAddress(address));
   if (refused || addresses.length === 0) {
-    throw new BlockedAddressError(`${url.hostname} ${family ? 'is' : `resolves to ${refused?.address ?? 'no address'}, which is`} not a public address`);
+    const literal = isIP(hostOf(url)) !== 0;
+    throw new BlockedAddressError(`${url.hostname} ${literal ? 'is' : `resolves to ${refused?.address ?? 'no address'}, which is`} not a public address`);
   }
   return { url, address: addresses[0].address, family: addresses[0].family as 4 | 6 };
 }

@@ -7,20 +7,19 @@ import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
 import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
 import { typeMatches } from './create-webhook.body';
-import { WebhookSender } from './webhook-sender';
+import { ReaderViews } from './reader-views';
+import type { WebhookEndpoint, WebhookSender } from './webhook-sender';
 
 export const WEBHOOK_CHANNEL = 'webhook';
 /** The secret did not open (WEBHOOK_SECRET_KEY changed?): nothing unsigned is ever sent. */
 export const SECRET_UNAVAILABLE = 'secret_unavailable';
 
 export interface WebhookTarget extends OutboundTarget {
-  url: string;
-  /** undefined when the sealed secret does not open with this process's key. */
-  secret: string | undefined;
   eventTypes: string[];
   /** Who the registration reads as: its clearance and data access, by the rules of a timeline reader. */
   reader: Principal;
-  agents: ReturnType<typeof WebhookSender.agents>;
+  /** Its url, signing key and connection pools. */
+  endpoint: WebhookEndpoint;
 }
 
 export interface WebhookMessage extends OutboundMessage {
@@ -56,39 +55,42 @@ function timelineRow(recorded: RecordedEvent): TimelineRow | undefined {
  */
 export class WebhookChannel implements OutboundChannel<WebhookTarget, WebhookMessage> {
   readonly name = WEBHOOK_CHANNEL;
+  private readonly views: ReaderViews;
 
   constructor(
-    private readonly authorizer: TimelineAuthorizer,
-    private readonly progress: ProjectionProgress,
-    private readonly progressWaitMs: number,
+    authorizer: TimelineAuthorizer,
+    progress: ProjectionProgress,
+    progressWaitMs: number,
     private readonly sender: WebhookSender,
     private readonly disable: (id: string) => Promise<void>,
-  ) {}
+  ) {
+    this.views = new ReaderViews(async (reader, events) => {
+      const rows = events.map(timelineRow).filter((row): row is TimelineRow => row !== undefined);
+      if (rows.length === 0) return new Map();
+      // Whether an incident is withheld is read from the incidents read model: it must show these events first.
+      await progress.waitFor(rows[rows.length - 1].position, progressWaitMs);
+      const shown = await authorizer.show(reader, 'timeline.read', rows);
+      return new Map(shown.map(({ row, entry }) => [row.position, { eventId: row.entry.id, body: JSON.stringify(entry.entry.event) }]));
+    });
+  }
 
   async prepare(target: WebhookTarget, events: RecordedEvent[]): Promise<WebhookMessage[]> {
     const wanted = events.filter((recorded) => incidentIdOfStream(recorded.streamId) !== undefined && target.eventTypes.some((p) => typeMatches(p, recorded.event.type)));
-    const rows = wanted.map(timelineRow).filter((row): row is TimelineRow => row !== undefined);
-    if (rows.length === 0) return [];
-    // Whether an incident is withheld is read from the incidents read model: it must show these events first.
-    await this.progress.waitFor(rows[rows.length - 1].position, this.progressWaitMs);
-    const shown = await this.authorizer.show(target.reader, 'timeline.read', rows);
-    const recordedAt = new Map(wanted.map((recorded) => [recorded.position, recorded]));
-    return shown.map(({ row, entry }) => ({
-      eventId: row.entry.id,
-      position: row.position,
-      messageId: webhookMessageId(target.id, recordedAt.get(row.position)!),
-      body: JSON.stringify(entry.entry.event),
-    }));
+    if (wanted.length === 0) return [];
+    const views = await this.views.of(target.reader, wanted);
+    return wanted.flatMap((recorded, i) => {
+      const view = views[i];
+      return view ? [{ eventId: view.eventId, position: recorded.position, messageId: webhookMessageId(target.id, recorded), body: view.body }] : [];
+    });
   }
 
   async send(target: WebhookTarget, message: WebhookMessage, signal: AbortSignal): Promise<SendOutcome> {
-    if (target.secret === undefined) return { statusCode: null, error: SECRET_UNAVAILABLE };
-    return this.sender.send({ url: target.url, secret: target.secret, messageId: message.messageId, body: message.body }, target.agents, signal);
+    if (target.endpoint.key === undefined) return { statusCode: null, error: SECRET_UNAVAILABLE };
+    return this.sender.send(target.endpoint, message.messageId, message.body, signal);
   }
 
   async retire(target: WebhookTarget): Promise<void> {
-    target.agents.http.destroy();
-    target.agents.https.destroy();
+    target.endpoint.destroy();
     await this.disable(target.id);
   }
 }

@@ -10,7 +10,7 @@ import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
 import { WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { openWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
-import { WebhookSender } from './webhook-sender';
+import { WebhookEndpoint, WebhookSender } from './webhook-sender';
 
 const HOUR_MS = 3_600_000;
 
@@ -70,7 +70,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.dispatcher?.stop();
-    this.targets.forEach(({ agents }) => [agents.http, agents.https].forEach((agent) => agent.destroy()));
+    this.targets.forEach(({ endpoint }) => endpoint.destroy());
   }
 
   private apply(events: RecordedEvent[]): void {
@@ -90,11 +90,9 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     const target: WebhookTarget = {
       id: data.id,
       startAfter: recorded.position,
-      url: data.url,
-      secret,
       eventTypes: data.event_types,
       reader: webhookReader(data.id, data.clearance, data.data_access),
-      agents: WebhookSender.agents(),
+      endpoint: new WebhookEndpoint(data.url, secret),
     };
     this.targets.set(target.id, target);
     void this.dispatcher!.add(target);
@@ -103,6 +101,6 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
   private remove(id: string): void {
     const target = this.targets.get(id);
     this.targets.delete(id);
-    void this.dispatcher!.remove(id).then(() => [target?.agents.http, target?.agents.https].forEach((agent) => agent?.destroy()));
+    void this.dispatcher!.remove(id).then(() => target?.endpoint.destroy());
   }
 }

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, openWebhookSecret, sealWebhookSecret, signWebhook } from './webhook-secret';
+import { newWebhookSecret, openWebhookSecret, sealWebhookSecret, signWebhook, webhookKey } from './webhook-secret';
 
 describe('webhook secrets', () => {
   const key = Buffer.alloc(32, 7);
@@ -25,7 +25,7 @@ describe('webhook secrets', () => {
     const secret = newWebhookSecret();
     const body = JSON.stringify({ id: 'e1', type: 'im.incident.note' });
     const timestamp = Math.floor(Date.now() / 1000);
-    const signature = signWebhook(secret, 'msg_1', timestamp, body);
+    const signature = signWebhook(webhookKey(secret), 'msg_1', timestamp, body);
     const reference = new Webhook(secret);
     expect(signature).toBe(reference.sign('msg_1', new Date(timestamp * 1000), body));
     expect(reference.verify(body, { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': signature })).toEqual(JSON.parse(body));

@@ -29,11 +29,13 @@ export function webhookSecretKey(config: AppConfig): Buffer {
 export const sealWebhookSecret = (key: Buffer, webhookId: string, secret: string): string => seal(key, secret, Buffer.from(webhookId));
 export const openWebhookSecret = (key: Buffer, webhookId: string, sealed: string): string | undefined => open(key, sealed, Buffer.from(webhookId));
 
+/** The signing key of a `whsec_` secret: its decoded bytes (decoded once per registration, not per delivery). */
+export const webhookKey = (secret: string): Buffer => Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
+
 /**
  * `webhook-signature` of Standard Webhooks: `v1,` + base64 HMAC-SHA256 of
  * `id.timestamp.body`, keyed with the secret's decoded bytes.
  */
-export function signWebhook(secret: string, messageId: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
+export function signWebhook(key: Buffer, messageId: string, timestamp: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
 }

@@ -1,8 +1,15 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret } from './webhook-secret';
-import { WebhookSender } from './webhook-sender';
+import { DESTINATION_TTL_MS, WebhookEndpoint, WebhookSender } from './webhook-sender';
+
+// The real resolver, counted.
+jest.mock('node:dns/promises', () => {
+  const actual = jest.requireActual('node:dns/promises');
+  return { ...actual, lookup: jest.fn(actual.lookup) };
+});
 
 describe('WebhookSender', () => {
   let server: Server;
@@ -31,19 +38,20 @@ describe('WebhookSender', () => {
   });
 
   const secret = newWebhookSecret();
-  const message = (to: string) => ({ url: to, secret, messageId: 'msg_1', body: '{"id":"e1"}' });
+  const endpoint = (to: string) => new WebhookEndpoint(to, secret);
+  const body = '{"id":"e1"}';
 
   it('refuses a private address at delivery (WEBHOOK_ALLOW_PRIVATE_NETWORKS off): nothing is sent, blocked_address is recorded', async () => {
     const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: false });
     for (const to of [url, url.replace('127.0.0.1', '[::ffff:127.0.0.1]'), url.replace('127.0.0.1', 'localhost'), url.replace('127.0.0.1', '2130706433')]) {
-      expect(await sender.send(message(to), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: null, error: 'blocked_address' });
+      expect(await sender.send(endpoint(to), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'blocked_address' });
     }
     expect(requests).toHaveLength(0);
   });
 
   it('sends a signed request the reference library verifies when private networks are allowed', async () => {
     const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
-    expect(await sender.send(message(url), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: 200, error: null });
+    expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
     expect(new Webhook(secret).verify(requests[0].body, requests[0].headers as Record<string, string>)).toEqual({ id: 'e1' });
   });
 
@@ -51,7 +59,47 @@ describe('WebhookSender', () => {
     answer = 'hang';
     const sender = new WebhookSender({ timeoutMs: 300, allowPrivateNetworks: true });
     const started = Date.now();
-    expect(await sender.send(message(url), WebhookSender.agents(), new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
+    expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('stops a request in flight when the worker stops (aborted: not recorded, delivered again after the restart)', async () => {
+    answer = 'hang';
+    const sender = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true });
+    const stopping = new AbortController();
+    const sent = sender.send(endpoint(url), 'msg_1', body, stopping.signal);
+    while (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    stopping.abort();
+    expect(await sent).toEqual({ statusCode: null, error: 'aborted' });
+  });
+
+  it('reuses a registration\'s connection from one delivery to the next', async () => {
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    const to = endpoint(url);
+    const sockets = new Set<unknown>();
+    server.on('request', (req) => sockets.add(req.socket));
+    for (let i = 0; i < 3; i += 1) expect(await sender.send(to, `msg_${i}`, body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
+    expect(sockets.size).toBe(1);
+    to.destroy();
+  });
+
+  it('resolves and checks a host name again only once its checked address is DESTINATION_TTL_MS old', async () => {
+    const lookups = jest.mocked(lookup);
+    lookups.mockClear();
+    let now = 1_000_000;
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true, now: () => now });
+    const to = endpoint(url.replace('127.0.0.1', 'localhost'));
+    const send = () => sender.send(to, 'msg_1', body, new AbortController().signal);
+    try {
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      now += DESTINATION_TTL_MS - 1;
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      expect(lookups).toHaveBeenCalledTimes(1);
+      now += 2;
+      expect(await send()).toEqual({ statusCode: 200, error: null });
+      expect(lookups).toHaveBeenCalledTimes(2);
+    } finally {
+      to.destroy();
+    }
   });
 });
