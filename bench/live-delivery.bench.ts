@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
+import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import type { SubscribersData, SubscribersReport, ToSubscribers } from './live-subscribers.worker';
 import { cpuMs } from './support/cpu-time';
 import { load, type LoadResult, withBuiltServer } from './support/load';
@@ -13,6 +14,11 @@ const READER = `Bearer ${token({ sub: 'bench-dashboard', roles: ['timeline.reade
 const APPENDS_PER_SECOND = 200;
 const THROUGHPUT_SECONDS = 10;
 const CONNECTIONS = 8;
+/** Threads the subscribers are spread over: one thread reading 1,100 sockets could itself be what delays the deliveries it times. */
+const SUBSCRIBER_THREADS = 2;
+
+/** Write system calls (write, writev, …) a process has made: with the deliveries, how many events a socket write carries. */
+const writeCalls = (pid: number) => Number(readFileSync(`/proc/${pid}/io`, 'utf8').match(/syscw:\s+(\d+)/)![1]);
 
 const rssMiB = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 
@@ -54,7 +60,7 @@ async function pacedAppends(url: string, incidentId: string, sentAt: Float64Arra
   return failed;
 }
 
-/** The subscribers' thread (ts-node in the worker too): resolves `opened` once every subscriber is subscribed. */
+/** One thread of subscribers (ts-node in the worker too): resolves `opened` once its subscribers are subscribed. */
 function subscribersWorker(data: SubscribersData) {
   const { next, send, close } = tsWorker<ToSubscribers>('live-subscribers.worker.ts', data);
   return {
@@ -69,14 +75,57 @@ function subscribersWorker(data: SubscribersData) {
   };
 }
 
+/** The threads' reports as one: counts and CPU added up, latencies from the merged histograms (ms). */
+function merged(reports: SubscribersReport[]) {
+  const histogramOf = (encoded: string[]): Histogram => {
+    const [first, ...rest] = encoded.map((e) => decodeFromCompressedBase64(e));
+    rest.forEach((h) => first.add(h));
+    return first;
+  };
+  const sum = (of: (r: SubscribersReport) => number) => reports.reduce((total, r) => total + of(r), 0);
+  const all = histogramOf(reports.map((r) => r.latency));
+  return {
+    kinds: reports[0].kinds.map(({ name }) => {
+      const ofKind = reports.map((r) => r.kinds.find((k) => k.name === name)!);
+      const latency = histogramOf(ofKind.map((k) => k.latency));
+      return { name, subscribers: ofKind.reduce((n, k) => n + k.subscribers, 0), complete: ofKind.reduce((n, k) => n + k.complete, 0), p50: latency.getValueAtPercentile(50) / 1000, p99: latency.getValueAtPercentile(99) / 1000 };
+    }),
+    subscribers: sum((r) => r.subscribers),
+    complete: sum((r) => r.complete),
+    deliveries: all.totalCount,
+    p50: all.getValueAtPercentile(50) / 1000,
+    p99: all.getValueAtPercentile(99) / 1000,
+    max: all.maxValue / 1000,
+    ended: sum((r) => r.ended),
+    cpuMs: sum((r) => r.cpuMs),
+  };
+}
+
+/** The subscribers, spread over SUBSCRIBER_THREADS threads. */
+function subscriberThreads(data: Omit<SubscribersData, 'part' | 'parts'>) {
+  const threads = Array.from({ length: SUBSCRIBER_THREADS }, (_, part) => subscribersWorker({ ...data, part, parts: SUBSCRIBER_THREADS }));
+  return {
+    opened: Promise.all(threads.map((t) => t.opened)),
+    collect: async (waitMs: number, expected: number) => merged(await Promise.all(threads.map((t) => t.collect(waitMs, expected)))),
+    close: () => threads.forEach((t) => t.close()),
+  };
+}
+
 /**
  * Issue 16's target: 1,000 SSE subscribers on one incident plus 100
  * graphql-ws subscribers to its timelineEvent (SUBSCRIBER_KINDS in bench/live-subscribers.worker.ts), 200 appends/s
  * for the run's length: does every subscriber receive every event, how long
  * from the append being sent to each delivery (p50, p99), how much RSS the
  * subscribers take, and how many appends/s the service takes with the
- * subscribers connected against without them, in the same run (ABA: without,
- * with, without). Run with `npm run bench -- live-delivery`; the paper target
+ * subscribers connected against without them. The issue's "appends/s with
+ * subscribers ≥ 0.9 × without" is read two ways, both reported: at the
+ * offered 200/s (the paced run keeps up: accepted per second against the
+ * offered rate, which without subscribers the service takes with room to
+ * spare), and as the most appends/s 8 connections make with the subscribers
+ * connected and receiving every one against without them, in the same run
+ * (ABA: without, with, without). The second is the stricter: every append
+ * is delivered 1,100 times, and the load generator's subscribers share the
+ * two cores with the server. Run with `npm run bench -- live-delivery`; the paper target
  * is 30 s (BENCH_SECONDS=30).
  */
 export async function liveDelivery(seconds: number): Promise<string> {
@@ -91,16 +140,18 @@ export async function liveDelivery(seconds: number): Promise<string> {
 
     const total = APPENDS_PER_SECOND * seconds;
     const shared = new SharedArrayBuffer(total * Float64Array.BYTES_PER_ELEMENT);
-    const worker = subscribersWorker({ url, incidentId, reader: READER, sentAt: shared });
+    const worker = subscriberThreads({ url, incidentId, reader: READER, sentAt: shared });
     await worker.opened;
     const rssSubscribed = rssMiB(pid);
 
     const started = performance.now();
     const cpuBeforePaced = cpuMs(`/proc/${pid}`);
+    const writesBeforePaced = writeCalls(pid);
     const failed = await pacedAppends(url, incidentId, new Float64Array(shared), APPENDS_PER_SECOND);
     const pacedSeconds = (performance.now() - started) / 1000;
     const paced = await worker.collect(30_000, total - failed);
     const serverPacedMs = cpuMs(`/proc/${pid}`) - cpuBeforePaced;
+    const pacedWrites = writeCalls(pid) - writesBeforePaced;
     const serverDeliveryMs = serverPacedMs - serverMsPerAppend * total;
     const microsPerDelivery = (ms: number) => ((ms * 1000) / Math.max(1, paced.deliveries)).toFixed(1);
     const rssAfter = rssMiB(pid);
@@ -116,7 +167,7 @@ export async function liveDelivery(seconds: number): Promise<string> {
     return [
       '## Live delivery (issue 16)',
       '',
-      `${subscriberCount} subscribers (bench/live-subscribers.worker.ts) on one incident, one token; ${total} notes appended at ${APPENDS_PER_SECOND}/s (open loop, ${pacedSeconds.toFixed(1)} s); then as many appends as ${CONNECTIONS} connections make in ${THROUGHPUT_SECONDS} s, without subscribers, with them, and without again.`,
+      `${subscriberCount} subscribers (bench/live-subscribers.worker.ts, real SSE and graphql-ws clients spread over ${SUBSCRIBER_THREADS} worker threads) on one incident, one token; ${total} notes appended at ${APPENDS_PER_SECOND}/s (open loop, ${pacedSeconds.toFixed(1)} s); then as many appends as ${CONNECTIONS} connections make in ${THROUGHPUT_SECONDS} s, without subscribers, with them (every append delivered to every subscriber), and without again.`,
       '',
       '| figure | value |',
       '|---|---|',
@@ -128,10 +179,12 @@ export async function liveDelivery(seconds: number): Promise<string> {
       ...paced.kinds.map((k) => `| ${k.name}: received every event, each once; sent → delivered p50 / p99 ms | ${k.complete} of ${k.subscribers}; ${k.p50.toFixed(1)} / ${k.p99.toFixed(1)} |`),
       `| RSS: before subscribers / subscribed / after the run, MiB | ${rssBefore.toFixed(0)} / ${rssSubscribed.toFixed(0)} / ${rssAfter.toFixed(0)} |`,
       `| RSS growth per 1,000 subscribers (subscribed / after the run), MiB | ${(((rssSubscribed - rssBefore) * 1000) / subscriberCount).toFixed(1)} / ${(((rssAfter - rssBefore) * 1000) / subscriberCount).toFixed(1)} |`,
-      `| CPU per delivered event, µs: server (the paced run's CPU less ${(serverMsPerAppend * 1000).toFixed(0)} µs per append) / subscribers' thread | ${microsPerDelivery(serverDeliveryMs)} / ${microsPerDelivery(paced.cpuMs)} |`,
-      `| CPU of the paced run, s: server / subscribers' thread | ${(serverPacedMs / 1000).toFixed(1)} / ${(paced.cpuMs / 1000).toFixed(1)} |`,
+      `| CPU per delivered event, µs: server (the paced run's CPU less ${(serverMsPerAppend * 1000).toFixed(0)} µs per append) / subscribers' threads | ${microsPerDelivery(serverDeliveryMs)} / ${microsPerDelivery(paced.cpuMs)} |`,
+      `| the server's write system calls in the paced run, per delivered event | ${pacedWrites} (${(pacedWrites / Math.max(1, paced.deliveries)).toFixed(3)}) |`,
+      `| CPU of the paced run, s: server / subscribers' threads | ${(serverPacedMs / 1000).toFixed(1)} / ${(paced.cpuMs / 1000).toFixed(1)} |`,
       `| appends/s without subscribers (before, after) | ${without1.rps}, ${without2.rps} |`,
-      `| appends/s with the subscribers connected | ${withSubscribers.rps} (${(withSubscribers.rps / withoutRps).toFixed(2)} × without) |`,
+      `| appends/s at the offered ${APPENDS_PER_SECOND}/s with the subscribers: accepted per second of the paced run | ${((total - failed) / pacedSeconds).toFixed(0)} (${((total - failed) / pacedSeconds / APPENDS_PER_SECOND).toFixed(2)} × offered) |`,
+      `| appends/s at the most ${CONNECTIONS} connections make, with the subscribers connected | ${withSubscribers.rps} (${(withSubscribers.rps / withoutRps).toFixed(2)} × without) |`,
       `| append p99 ms without / with | ${Math.max(without1.p99, without2.p99)} / ${withSubscribers.p99} |`,
     ].join('\n');
   });

@@ -35,7 +35,7 @@ export class BatchedWebSocket extends WebSocket {
     if (this.corked) return;
     this.corked = true;
     transport.cork();
-    void flushTick.wait().then(() => {
+    flushTick.wait(() => {
       this.corked = false;
       transport.uncork();
     });

@@ -84,10 +84,14 @@ export async function writeEventStream<T extends object>(
     for (;;) {
       const next = await stream.next();
       if (next.done || res.destroyed) break;
-      await flushTick.wait();
+      // At the tick, what queued up meanwhile goes in the same write: one system call for many events when the server is busy.
+      await new Promise<void>((written) =>
+        flushTick.wait(() => {
+          if (!res.destroyed) res.write(chunkOf([next.value, ...stream.takeQueued()], frame));
+          written();
+        }),
+      );
       if (res.destroyed) break;
-      // What queued up meanwhile goes in the same write: one system call for many events when the server is busy.
-      res.write(chunkOf([next.value, ...stream.takeQueued()], frame));
       // The socket's buffer is this subscriber's memory: past the bound it is cut off, as one too far behind.
       if (res.writableLength > SEND_BUFFER_LIMIT_BYTES) throw new SlowConsumerError(SEND_BUFFER_LIMIT_BYTES, 'bytes');
     }
