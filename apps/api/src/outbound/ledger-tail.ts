@@ -47,11 +47,15 @@ export class LedgerTail {
     return this.recent.slice(from, from + limit);
   }
 
-  /** Resolves once an event after `after` has arrived, or the signal aborts. */
-  async waitBeyond(after: bigint, signal: AbortSignal): Promise<void> {
-    while (this.head <= after && !signal.aborted) {
+  /** Resolves once an event after `after` has arrived, the signal aborts, or `timeoutMs` (when given) has passed. */
+  async waitBeyond(after: bigint, signal: AbortSignal, timeoutMs?: number): Promise<void> {
+    let timedOut = false;
+    while (this.head <= after && !signal.aborted && !timedOut) {
       await new Promise<void>((resolve) => {
+        // One timer rather than AbortSignal.timeout and AbortSignal.any per wait: a worker waits once per ledger batch.
+        const timer = timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), done()), timeoutMs);
         const done = () => {
+          clearTimeout(timer);
           this.waiters.delete(done);
           signal.removeEventListener('abort', done);
           resolve();
