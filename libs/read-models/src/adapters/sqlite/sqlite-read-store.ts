@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
+import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
@@ -198,14 +198,15 @@ export class SqliteReadStore implements ReadStore {
    * instead of row by row) and without syncing. If the rebuild is cut short,
    * the next start re-creates the indexes and the rebuild can run again.
    */
-  async bulkLoad<T>(work: () => Promise<T>): Promise<T> {
-    this.collections.forEach((collection) => collection.dropIndexes());
-    this.db.pragma('synchronous = OFF');
+  async bulkLoad<T>(work: () => Promise<T>, { projections, crashSafe = false }: BulkLoadOptions = {}): Promise<T> {
+    const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
+    loaded.forEach((collection) => collection.dropIndexes());
+    if (!crashSafe) this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = ${-256 * 1024}`);
     try {
       return await work();
     } finally {
-      this.collections.forEach((collection) => collection.sync());
+      loaded.forEach((collection) => collection.sync());
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -325,11 +326,13 @@ class SqliteTimelineQueries implements TimelineQueries {
   }
 
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
+    this.timeline.requireIndexes();
     const row = this.selectByEventId.get(id) as { doc: string; position: number } | undefined;
     return row && toRow(row);
   }
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
+    this.timeline.requireIndexes();
     const where: string[] = [];
     const params: unknown[] = [];
     const equals = (column: string, value: string | undefined) => {
