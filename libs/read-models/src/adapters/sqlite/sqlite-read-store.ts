@@ -206,7 +206,7 @@ export class SqliteReadStore implements ReadStore {
     try {
       return await work();
     } finally {
-      loaded.forEach((collection) => collection.sync());
+      for (const collection of loaded) await collection.restoreIndexes();
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
