@@ -116,9 +116,13 @@ export class TimelineReader {
       batch = Math.min(batch * 2, BATCH);
     }
     const page = shown.slice(0, query.limit);
+    const cursors = this.cursors;
     return {
       entries: page.map((s) => s.entry),
-      nextCursor: shown.length > query.limit ? this.cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null,
+      // Sealed (AES-GCM) only when read: a phone's quick timeline never pages on.
+      get nextCursor() {
+        return shown.length > query.limit ? cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null;
+      },
     };
   }
 
