@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { token } from '../test/support/tokens';
-import { formatRow, load, TABLE_HEAD, withBuiltServer } from './support/load';
+import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const INCIDENTS = 10_000;
 const RESPONDER = 'responder-1';
+const ROUNDS = 2;
+const MY_INCIDENTS = '{ myIncidents { id title severity status lastUpdate } }';
 
 /** 10,000 incidents written straight into a ledger, each with responder-1 as IC and a few notes. */
 export async function seed(dataDir: string): Promise<void> {
@@ -38,12 +40,21 @@ export async function seed(dataDir: string): Promise<void> {
   await store.close();
 }
 
-/** GraphQL `myIncidents` and `incidentStatus` with 10,000 incidents (5,000 of them the caller's). */
+/**
+ * GraphQL `myIncidents` and `incidentStatus` with 10,000 incidents (5,000 of them the caller's),
+ * each against the framework ceiling (bench/graphql-ceiling.server.ts), interleaved in rounds.
+ */
 export async function graphqlReads(seconds: number): Promise<string> {
-  return withBuiltServer('bench-graphql', { PROJECTION_WAIT_MS: '600000' }, (url) => measure(url, seconds), seed);
+  const ceiling = startTsServer(join(__dirname, 'graphql-ceiling.server.ts'));
+  try {
+    const ceilingUrl = await listeningUrl(ceiling);
+    return await withBuiltServer('bench-graphql', { PROJECTION_WAIT_MS: '600000' }, (url) => measure(url, ceilingUrl, seconds), seed);
+  } finally {
+    ceiling.kill('SIGTERM');
+  }
 }
 
-async function measure(url: string, seconds: number): Promise<string> {
+async function measure(url: string, ceilingUrl: string, seconds: number): Promise<string> {
   const headers = { authorization: `Bearer ${token({ sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' }, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
   const post = (query: string) =>
     fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
@@ -53,18 +64,31 @@ async function measure(url: string, seconds: number): Promise<string> {
     if ((res.data?.myIncidents?.length ?? 0) > 0 && JSON.stringify(res).includes('INC-0000270f')) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  const run = (query: string) => load({ url: `${url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
-  const mine = await run('{ myIncidents { id title severity status lastUpdate } }');
+  const run = (query: string, at = url) => load({ url: `${at}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
+  const rows: string[] = [];
+  const ratios: string[] = [];
+  const ratio = (r: LoadResult, ceiling: LoadResult) => (r.rps / ceiling.rps).toFixed(2);
+  for (let round = 1; round <= ROUNDS; round++) {
+    const ceiling = await run(MY_INCIDENTS, ceilingUrl);
+    const mine = await run(MY_INCIDENTS);
+    const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
+    rows.push(
+      formatRow(`round ${round}: ceiling, constant 20 IncidentSummary`, ceiling),
+      formatRow(`round ${round}: myIncidents (default limit 20)`, mine),
+      formatRow(`round ${round}: incidentStatus with assignedTo and quickTimeline`, status),
+    );
+    ratios.push(`round ${round}: myIncidents ${ratio(mine, ceiling)}, incidentStatus ${ratio(status, ceiling)}`);
+  }
   const mineFiltered = await run('{ myIncidents(limit: 20, status: [OPEN], severity: [SEV_2, SEV_4]) { id title severity status lastUpdate } }');
-  const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
   return [
     '## GraphQL at 10,000 incidents',
     '',
-    `${INCIDENTS.toLocaleString('en')} incidents (8 events each) written straight into the ledger, then projected by the built api; the caller is IC of half of them. ${seconds} s each at 32 connections (\`bench/graphql.bench.ts\`).`,
+    `${INCIDENTS.toLocaleString('en')} incidents (8 events each) written straight into the ledger, then projected by the built api; the caller is IC of half of them. ${seconds} s each at 32 connections, the ceiling and the api interleaved over ${ROUNDS} rounds in the same invocation (\`bench/graphql.bench.ts\`). The ceiling is \`bench/graphql-ceiling.server.ts\`: the same Nest + Fastify + Apollo stack and IncidentSummary type answering the same myIncidents query with a constant list of 20, without authentication, policy, store or query limits.`,
     '',
     ...TABLE_HEAD,
-    formatRow('myIncidents (default limit 20)', mine),
+    ...rows,
     formatRow('myIncidents(status: [OPEN], severity: [SEV_2, SEV_4])', mineFiltered),
-    formatRow('incidentStatus with assignedTo and quickTimeline', status),
+    '',
+    `Service / ceiling (req/s) per round: **${ratios.join('; ')}**.`,
   ].join('\n');
 }

@@ -3,6 +3,9 @@ import type { ProjectionStore } from './projection-store.port';
 /** A write waited longer than it may for the read models to show it. */
 export class ProjectionLagError extends Error {}
 
+/** A read model is being caught up in bulk (its secondary indexes are rebuilt when done): it cannot answer queries yet. */
+export class ReadModelCatchingUpError extends Error {}
+
 /**
  * How far the read models have applied the log, and a way to wait for a
  * position: what a write needs to answer with what it wrote (read-your-writes).

@@ -10,6 +10,7 @@ import { ALL_PROJECTIONS } from './index';
 import { incidentProjection } from './incidents/incident.projection';
 import type { Projection } from './projection';
 import type { ProjectionFault } from './projection-fault';
+import { ReadModelCatchingUpError } from './projection-progress';
 import { MAX_FOLD_ATTEMPTS, ProjectionRunner, rebuildProjections } from './projection-runner';
 import { SqliteReadStore } from './adapters/sqlite/sqlite-read-store';
 import type { ProjectionStore } from './projection-store.port';
@@ -155,5 +156,72 @@ describe('ProjectionRunner with a projection that throws on one event', () => {
     expect(await rebuildProjections(events, read, ALL_PROJECTIONS)).toBe(3);
     expect(await read.projectionFaults()).toEqual([]);
     expect(await read.incidents.findById('INC-00000002')).toMatchObject({ title: 'poison' });
+  });
+});
+
+describe('ProjectionRunner far behind the log on start', () => {
+  beforeEach(() => (attempts.length = 0));
+
+  const until = async (done: () => boolean) => {
+    for (let waited = 0; !done(); waited += 10) {
+      if (waited > 5000) throw new Error('timed out');
+      await sleep(10);
+    }
+  };
+
+  it('catches up in bulk (queries refused meanwhile), wakes waiting writes, skips a poison event after bounded attempts, then follows the log', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // Holds the bulk catch-up at its first commit, to look at the read models meanwhile.
+    const held: ProjectionStore = Object.create(read, {
+      commitBatch: {
+        value: async (...args: Parameters<ProjectionStore['commitBatch']>) => {
+          await gate;
+          return read.commitBatch(...args);
+        },
+      },
+    });
+    const faults: ProjectionFault[] = [];
+    await declare('INC-00000001', 'before');
+    const poison = await declare('INC-00000002', 'poison');
+    await declare('INC-00000003', 'after');
+    const head = await events.headPosition();
+    const runner = new ProjectionRunner(events, held, projections, { onFault: (fault) => faults.push(fault) }, 2);
+    await runner.start();
+    try {
+      expect(runner.catchUpProgress()).toMatchObject({ projections: projections.map((p) => p.name), from: 0n, applied: 0n, head });
+      await expect(read.timeline.list({ incidentId: 'INC-00000001', order: 'asc', limit: 10 })).rejects.toThrow(ReadModelCatchingUpError);
+      // A write during the catch-up waits for it, and is shown once the runner follows the log again.
+      const during = await declare('INC-00000004', 'during');
+      const shown = runner.waitFor(during.position, 5000);
+      release();
+      await shown;
+      await until(() => runner.catchUpProgress() === undefined);
+
+      expect(attempts).toEqual(Array(MAX_FOLD_ATTEMPTS).fill(poison.position));
+      expect(faults).toEqual([expect.objectContaining({ projection: 'incidents', position: poison.position })]);
+      expect((await read.timeline.list({ incidentId: 'INC-00000003', order: 'asc', limit: 10 })).map((r) => r.entry.title)).toEqual(['after']);
+      expect(await read.incidents.findById('INC-00000004')).toMatchObject({ title: 'during' });
+      const later = await declare('INC-00000005', 'later');
+      await runner.waitFor(later.position, 5000);
+      expect(await read.incidents.findById('INC-00000005')).toMatchObject({ title: 'later' });
+    } finally {
+      release();
+      await runner.stop();
+    }
+  });
+
+  it('follows the log at once when no read model is that far behind', async () => {
+    const declared = await declare('INC-00000001', 'near');
+    const runner = new ProjectionRunner(events, read, ALL_PROJECTIONS, {}, 10);
+    await runner.start();
+    try {
+      expect(runner.catchUpProgress()).toBeUndefined();
+      await expect(read.timeline.list({ incidentId: 'INC-00000001', order: 'asc', limit: 10 })).resolves.toBeDefined();
+      await runner.waitFor(declared.position, 5000);
+      expect(await read.incidents.findById('INC-00000001')).toMatchObject({ title: 'near' });
+    } finally {
+      await runner.stop();
+    }
   });
 });

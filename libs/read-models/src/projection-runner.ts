@@ -12,6 +12,23 @@ export class ReadModelsAheadError extends Error {}
 const REBUILD_BATCH = 2000;
 
 /**
+ * A projection this many events behind the head when the runner starts (a new
+ * read model, emptied read models) is caught up as a rebuild is: large batches
+ * and its indexes built once at the end (bulkLoad), before the runner follows the log.
+ */
+export const BULK_CATCH_UP_EVENTS = 50_000;
+const BULK_RETRY_DELAY_MS = 1000;
+
+/** A bulk catch-up under way: from where, to about where, since when (ms since the epoch). */
+export interface CatchUpProgress {
+  projections: string[];
+  from: bigint;
+  applied: bigint;
+  head: bigint;
+  startedAt: number;
+}
+
+/**
  * Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it.
  * A fold is deterministic, so the error is almost always the event's; the attempts guard against one
  * that was the moment's (a stack overflow that depended on the call depth, memory pressure).
@@ -129,12 +146,16 @@ export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
   private lagCount = 0;
   /** Events a projection failed to fold, by projection and position, until they are applied or skipped. */
   private readonly failing = new Map<string, FailingFold>();
+  private bulk: (Omit<CatchUpProgress, 'applied' | 'head'> & { head: bigint }) | undefined;
+  private bulkDone: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly eventStore: EventStore,
     private readonly store: ProjectionStore,
     private readonly projections: Projection<unknown>[],
     private readonly listener: RunnerListener = {},
+    private readonly bulkCatchUpEvents = BULK_CATCH_UP_EVENTS,
   ) {}
 
   async start(): Promise<void> {
@@ -149,23 +170,76 @@ export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
         `Read model ${ahead[0]} has applied position ${ahead[1]}, beyond the end of the event log (${head}); run "npm run projections:rebuild"`,
       );
     }
-    // One subscription for all projections: the log is read and parsed once, each takes what it has not applied.
+    const behind = this.projections.filter((p) => head - (this.applied.get(p.name) ?? 0n) >= BigInt(this.bulkCatchUpEvents)).map((p) => p.name);
+    if (behind.length === 0) return this.follow();
+    // Far behind: catch up in bulk in the background, so the application starts and answers meanwhile.
+    this.bulk = { projections: behind, from: this.position, head, startedAt: Date.now() };
+    const thenFollow = () => {
+      this.bulk = undefined;
+      if (!this.stopping) this.follow();
+    };
+    // Only building the indexes at the end can throw here; the subscription takes over either way.
+    this.bulkDone = this.catchUpInBulk(behind).then(thenFollow, (error: unknown) => {
+      this.listener.onRetry?.('projections', error);
+      thenFollow();
+    });
+  }
+
+  /** The bulk catch-up under way, if any. */
+  catchUpProgress(): CatchUpProgress | undefined {
+    return this.bulk && { ...this.bulk, applied: this.position };
+  }
+
+  /** One subscription for all projections: the log is read and parsed once, each takes what it has not applied. */
+  private follow(): void {
     this.subscriptions.push(
       this.eventStore.subscribeToAll(
         this.position,
         async (batch) => {
-          const commits = await this.foldRetrying(batch);
-          // A store error throws here and the batch is retried, faults included: none is lost or skipped unrecorded.
-          if (commits.length) await this.store.commitBatch(commits);
-          commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
-          this.forgetApplied();
-          commits.forEach((commit) => commit.faults?.forEach((fault) => this.listener.onFault?.(fault)));
+          await this.apply(batch);
           this.recordLag(batch);
-          this.wake();
         },
         (error) => this.listener.onRetry?.('projections', error),
       ),
     );
+  }
+
+  /**
+   * Reads the log in rebuild-sized batches and applies them with the projections' indexes down
+   * (kept crash safe: the api writes beside it), until a batch reaches the head; the indexes are
+   * built once at the end. Each batch is applied as the subscription applies one (checkpoints,
+   * faults after bounded attempts, waiting writes woken), and the event loop gets a turn between
+   * batches so the application keeps answering. The lag is not recorded: these events are old.
+   */
+  private catchUpInBulk(projections: string[]): Promise<void> {
+    return this.store.bulkLoad(
+      async () => {
+        while (!this.stopping) {
+          try {
+            const batch = await this.eventStore.readAll(this.position, REBUILD_BATCH);
+            if (batch.length) await this.apply(batch);
+            if (batch.length < REBUILD_BATCH) return;
+          } catch (error) {
+            // A store error: the batch is read and applied again, faults included, as the subscription does.
+            this.listener.onRetry?.('projections', error);
+            await sleep(BULK_RETRY_DELAY_MS);
+          }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      },
+      { projections, crashSafe: true },
+    );
+  }
+
+  /** Folds a batch into every projection that has not applied it and commits them together. */
+  private async apply(batch: RecordedEvent[]): Promise<void> {
+    const commits = await this.foldRetrying(batch);
+    // A store error throws here and the batch is retried, faults included: none is lost or skipped unrecorded.
+    if (commits.length) await this.store.commitBatch(commits);
+    commits.forEach((commit) => this.applied.set(commit.projection, commit.position));
+    this.forgetApplied();
+    commits.forEach((commit) => commit.faults?.forEach((fault) => this.listener.onFault?.(fault)));
+    this.wake();
   }
 
   /**
@@ -266,6 +340,8 @@ export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    await this.bulkDone;
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
   }
 }

@@ -1,5 +1,11 @@
 import type { ProjectionFault } from './projection-fault';
 
+/** What a bulk load covers, and whether it must stay crash safe (the api's catch-up, beside live writes). */
+export interface BulkLoadOptions {
+  projections?: string[];
+  crashSafe?: boolean;
+}
+
 /** Nest injection token of the ProjectionStore port. */
 export const PROJECTION_STORE = Symbol('PROJECTION_STORE');
 
@@ -41,8 +47,10 @@ export interface ProjectionStore {
    */
   projectionFaults(): Promise<ProjectionFault[]>;
   /**
-   * Runs a rebuild. The store may trade crash safety and index upkeep for speed
-   * until `work` settles: an interrupted rebuild is simply run again.
+   * Runs a rebuild, or a catch-up from far behind, of `projections` (all when not
+   * given). The store may defer their index upkeep until `work` settles (their
+   * queries throw ReadModelCatchingUpError meanwhile); unless `crashSafe`, it may
+   * also trade crash safety for speed: an interrupted rebuild is simply run again.
    */
-  bulkLoad<T>(work: () => Promise<T>): Promise<T>;
+  bulkLoad<T>(work: () => Promise<T>, options?: BulkLoadOptions): Promise<T>;
 }

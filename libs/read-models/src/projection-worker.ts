@@ -1,3 +1,5 @@
+import type { CatchUpProgress } from './projection-runner';
+
 /** Time from the ledger storing an event to every read model showing it, over the recent events. */
 export interface LagSummary {
   events: number;
@@ -17,6 +19,8 @@ export interface ProjectionWorker {
   readonly position: bigint;
   /** Store-to-read-model lag over the recent events; undefined before any. */
   recentLag(): LagSummary | undefined;
+  /** The catch-up in bulk of read models found far behind on start, while it runs. */
+  catchUpProgress(): CatchUpProgress | undefined;
 }
 
 /**

@@ -130,6 +130,17 @@ export class ValidationService {
     const applied = await this.projections.appliedPosition();
     const lag = this.worker?.recentLag();
     const recent = lag ? `; lag from ledger to read models over the last ${lag.events} events: p50 ${lag.p50Ms} ms, p99 ${lag.p99Ms} ms, max ${lag.maxMs} ms` : '';
+    const bulk = this.worker?.catchUpProgress();
+    if (bulk) {
+      const seconds = (Date.now() - bulk.startedAt) / 1000;
+      const done = Number(bulk.applied - bulk.from);
+      const total = Number(head - bulk.from);
+      throw new Warning(
+        `catching up: ${bulk.projections.join(', ')} in bulk (indexes built at the end, their queries answer 503 until then): ` +
+          `${done} of ${total} events (${total > 0 ? Math.floor((100 * done) / total) : 100}%) in ${seconds.toFixed(0)} s, ` +
+          `${seconds > 0 ? Math.round(done / seconds) : 0} events/s; applied position ${applied}, head of the log at ${head}`,
+      );
+    }
     if (applied < head) throw new Warning(`behind: applied position ${applied}, head of the log at ${head}${recent}`);
     return `caught up with the head of the log (position ${head})${recent}`;
   }

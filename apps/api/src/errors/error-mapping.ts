@@ -2,7 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { describeStorageFault, storageFaultOf, storageFaultStatus, WrongExpectedRevisionError } from '@im/event-store';
 import { DomainError } from '@im/incidents';
 import { PolicyUnavailableError } from '@im/policy';
-import { ProjectionLagError } from '@im/read-models';
+import { ProjectionLagError, ReadModelCatchingUpError } from '@im/read-models';
 
 /** What any error means to a client, over REST (`status`) and GraphQL (`code`). */
 export interface ClientError {
@@ -25,6 +25,9 @@ export class RetryLaterError extends Error {
     super(message);
   }
 }
+
+/** A bulk catch-up of a million events takes about a minute: a reader may look again in a few seconds. */
+const CATCHING_UP_RETRY_SECONDS = 5;
 
 const CODE_BY_STATUS: Record<number, string> = {
   400: 'BAD_USER_INPUT',
@@ -65,6 +68,7 @@ export function classify(exception: unknown): ClientError {
   if (exception instanceof ProjectionLagError) {
     return error(503, `The change was recorded but the views are behind: ${exception.message}. Read again shortly.`);
   }
+  if (exception instanceof ReadModelCatchingUpError) return { ...error(503, `${exception.message}. Read again shortly.`), retryAfterSeconds: CATCHING_UP_RETRY_SECONDS };
   if (exception instanceof WrongExpectedRevisionError) {
     // Only after the command handler's retries: the incident kept changing under it.
     return error(409, 'The incident changed while the request was decided; retry it');

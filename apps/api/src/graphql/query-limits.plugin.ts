@@ -17,6 +17,18 @@ function depthOverLimit(schema: GraphQLSchema, document: DocumentNode, max: numb
   return rejected;
 }
 
+type Verdict = { message: string; limits: Record<string, number> } | undefined;
+
+/**
+ * Verdicts by schema, document and the rest of the input. Apollo hands every
+ * request with the same query text the same parsed document (its document
+ * cache), and walking it twice cost more than running most queries.
+ */
+const verdicts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Verdict>>>();
+/** Inputs remembered per document (distinct variables, limits), and the longest remembered. */
+const MAX_INPUTS_PER_DOCUMENT = 100;
+const MAX_INPUT_KEY_CHARS = 1024;
+
 /**
  * Why an operation is refused before it runs: too deep (graphql-armor's
  * max-depth) or estimated too costly (graphql-query-complexity: fields cost 1,
@@ -31,8 +43,25 @@ export function queryLimitError(
   maxComplexity = MAX_QUERY_COMPLEXITY,
   maxDepth = MAX_QUERY_DEPTH,
 ): GraphQLError | undefined {
+  const key = JSON.stringify([operationName ?? null, variables ?? null, maxComplexity, maxDepth]);
+  const bySchema = verdicts.get(schema) ?? verdicts.set(schema, new WeakMap()).get(schema)!;
+  const byInput = bySchema.get(document) ?? bySchema.set(document, new Map()).get(document)!;
+  const verdict = byInput.has(key) ? byInput.get(key) : judge(schema, document, operationName, variables, maxComplexity, maxDepth);
+  if (!byInput.has(key) && key.length <= MAX_INPUT_KEY_CHARS && byInput.size < MAX_INPUTS_PER_DOCUMENT) byInput.set(key, verdict);
+  // A new error each time: Apollo may add to the one it is given.
+  return verdict && tooComplex(verdict.message, verdict.limits);
+}
+
+function judge(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> | null | undefined,
+  maxComplexity: number,
+  maxDepth: number,
+): Verdict {
   const deep = depthOverLimit(schema, document, maxDepth);
-  if (deep) return tooComplex(deep.message.replace(/^Syntax Error: /, ''), { maxDepth });
+  if (deep) return { message: deep.message.replace(/^Syntax Error: /, ''), limits: { maxDepth } };
   let complexity: number;
   try {
     complexity = getComplexity({
@@ -46,7 +75,7 @@ export function queryLimitError(
     // Variables that cannot be coerced: execution refuses them with BAD_USER_INPUT before running anything.
     return undefined;
   }
-  return complexity > maxComplexity ? tooComplex(`Query complexity ${complexity} is over the limit of ${maxComplexity}`, { complexity, maxComplexity }) : undefined;
+  return complexity > maxComplexity ? { message: `Query complexity ${complexity} is over the limit of ${maxComplexity}`, limits: { complexity, maxComplexity } } : undefined;
 }
 
 /** Refuses, over HTTP, an operation that queryLimitError refuses, before it runs. */

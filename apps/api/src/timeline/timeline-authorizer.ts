@@ -32,8 +32,10 @@ export class TimelineAuthorizer {
       resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
     });
     const withheld = await this.incidents.withheld(caller, rows.map((row) => row.entry.incidentId));
-    return rows.flatMap((row, i) =>
-      decisions[i].visible && !withheld.has(row.entry.incidentId) ? [{ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) }] : [],
-    );
+    const shown: ShownRow[] = [];
+    rows.forEach((row, i) => {
+      if (decisions[i].visible && !withheld.has(row.entry.incidentId)) shown.push({ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) });
+    });
+    return shown;
   }
 }

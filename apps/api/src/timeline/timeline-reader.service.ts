@@ -107,17 +107,22 @@ export class TimelineReader {
     const shown: { entry: RedactedEntry; row: TimelineRow }[] = [];
     let after = cursor === undefined ? undefined : this.cursors.open(caller, query, cursor);
     let batch = query.limit + 1;
+    const matches = matchesAsShown(query);
     for (;;) {
       const rows = await this.timeline.list({ ...query, after, limit: batch });
-      shown.push(...(await this.authorize(caller, action, rows)).filter((s) => matchesAsShown(query, s.entry)));
+      for (const s of await this.authorize(caller, action, rows)) if (matches(s.entry)) shown.push(s);
       if (rows.length < batch || shown.length > query.limit) break;
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);
     }
     const page = shown.slice(0, query.limit);
+    const cursors = this.cursors;
     return {
       entries: page.map((s) => s.entry),
-      nextCursor: shown.length > query.limit ? this.cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null,
+      // Sealed (AES-GCM) only when read: a phone's quick timeline never pages on.
+      get nextCursor() {
+        return shown.length > query.limit ? cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null;
+      },
     };
   }
 

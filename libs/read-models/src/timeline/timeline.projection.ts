@@ -74,9 +74,17 @@ export function toTimelineRecord(recorded: RecordedEvent): TimelineRecord {
   };
 }
 
+/** Event data and its title apart; data without a title is used as it is, not copied (a page reads a thousand). */
+function splitTitle(eventData: Record<string, unknown> | undefined): { title: unknown; data: Record<string, unknown> } {
+  if (eventData === undefined || eventData === null) return { title: undefined, data: {} };
+  if (Object.getPrototypeOf(eventData) === Object.prototype && !Object.hasOwn(eventData, 'title')) return { title: undefined, data: eventData };
+  const { title, ...data } = eventData;
+  return { title, data };
+}
+
 /** The read view of a stored event: derived per row on read, so the stored document stays small. */
 export function toTimelineEntry({ incidentId, eventTime, createdAt, event }: TimelineRecord): TimelineEntry {
-  const { title, ...data } = event.data ?? {};
+  const { title, data } = splitTitle(event.data);
   const entry: TimelineEntry = {
     id: event.id,
     incidentId,

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { Incident } from '@im/incidents';
-import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
+import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
@@ -198,14 +198,15 @@ export class SqliteReadStore implements ReadStore {
    * instead of row by row) and without syncing. If the rebuild is cut short,
    * the next start re-creates the indexes and the rebuild can run again.
    */
-  async bulkLoad<T>(work: () => Promise<T>): Promise<T> {
-    this.collections.forEach((collection) => collection.dropIndexes());
-    this.db.pragma('synchronous = OFF');
+  async bulkLoad<T>(work: () => Promise<T>, { projections, crashSafe = false }: BulkLoadOptions = {}): Promise<T> {
+    const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
+    loaded.forEach((collection) => collection.dropIndexes());
+    if (!crashSafe) this.db.pragma('synchronous = OFF');
     this.db.pragma(`cache_size = ${-256 * 1024}`);
     try {
       return await work();
     } finally {
-      this.collections.forEach((collection) => collection.sync());
+      for (const collection of loaded) await collection.restoreIndexes();
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -248,7 +249,7 @@ const SORT_THRESHOLD = 500;
 class SqliteIncidentQueries implements IncidentQueries {
   private readonly selectById;
   private readonly selectExists;
-  private readonly countAssignments;
+  private readonly holdsMany;
 
   constructor(
     db: Database.Database,
@@ -257,10 +258,8 @@ class SqliteIncidentQueries implements IncidentQueries {
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
     this.selectExists = db.prepare(`SELECT 1 FROM incidents WHERE key = ?`).pluck();
-    // Counting stops at the threshold: all that matters is whether it is exceeded.
-    this.countAssignments = db
-      .prepare(`SELECT COUNT(*) FROM (SELECT 1 FROM assignments WHERE user_id = ? LIMIT ${SORT_THRESHOLD + 1})`)
-      .pluck();
+    // All that matters is whether the threshold is exceeded: one row past it, skipped to inside the index (half the cost of counting up to it).
+    this.holdsMany = db.prepare(`SELECT 1 FROM assignments WHERE user_id = ? LIMIT 1 OFFSET ${SORT_THRESHOLD}`).pluck();
   }
 
   async exists(id: string): Promise<boolean> {
@@ -292,8 +291,7 @@ class SqliteIncidentQueries implements IncidentQueries {
 
   async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
     // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
-    const held = this.countAssignments.get(userId) as number;
-    return held > SORT_THRESHOLD
+    return this.holdsMany.get(userId) !== undefined
       ? this.select(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
       : this.select('incidents', [`key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`], [userId], query);
   }
@@ -325,11 +323,13 @@ class SqliteTimelineQueries implements TimelineQueries {
   }
 
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
+    this.timeline.requireIndexes();
     const row = this.selectByEventId.get(id) as { doc: string; position: number } | undefined;
     return row && toRow(row);
   }
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
+    this.timeline.requireIndexes();
     const where: string[] = [];
     const params: unknown[] = [];
     const equals = (column: string, value: string | undefined) => {

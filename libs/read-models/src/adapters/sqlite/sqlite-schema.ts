@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type DocumentSchema, indexColumn, type Projection, type QueryField } from '../../projection';
+import { ReadModelCatchingUpError } from '../../projection-progress';
 
 /** The column a query field is stored in: its name in snake_case (createdAt: created_at). */
 export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
@@ -51,6 +52,8 @@ export class SqliteCollection {
   readonly name: string;
   private readonly table: string;
   private readonly indexes: Map<string, string>;
+  /** Between dropIndexes and sync (a bulk load): queries that need an index would scan the whole table. */
+  private indexesDropped = false;
 
   constructor(
     private readonly db: Database.Database,
@@ -77,15 +80,38 @@ export class SqliteCollection {
       for (const [name, sql] of present) if (!sameDefinition(sql, this.indexes.get(name) ?? '')) this.db.exec(`DROP INDEX ${name}`);
       for (const [name, sql] of this.indexes) if (!sameDefinition(present.get(name) ?? '', sql)) this.db.exec(sql);
     })();
+    this.indexesDropped = false;
   }
 
   /** Every declared index (before a bulk load, which builds them once at the end). */
   dropIndexes(): void {
     for (const name of this.storedIndexes().keys()) this.db.exec(`DROP INDEX ${name}`);
+    this.indexesDropped = true;
+  }
+
+  /**
+   * Builds the declared indexes a bulk load dropped, one at a time with a turn
+   * of the event loop between them (at a million rows each takes a second or
+   * more), then syncs. For a process that keeps answering while it loads.
+   */
+  async restoreIndexes(): Promise<void> {
+    const present = this.storedIndexes();
+    for (const [name, sql] of this.indexes) {
+      if (present.has(name)) continue;
+      this.db.exec(sql);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.sync();
+  }
+
+  /** Refuses a query while a bulk load has the indexes down (it would scan the table, or name a missing index). */
+  requireIndexes(): void {
+    if (this.indexesDropped) throw new ReadModelCatchingUpError(`The ${this.name} read model is catching up with the log; its indexes are rebuilt when it is done`);
   }
 
   /** An `INDEXED BY` clause for a declared index: the planner has no statistics to choose by. */
   indexedBy(index: string): string {
+    this.requireIndexes();
     const name = indexNameOf(this.name, index);
     if (!this.indexes.has(name)) throw new Error(`${this.name} declares no index ${index}`);
     return `INDEXED BY ${name}`;
