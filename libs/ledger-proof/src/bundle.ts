@@ -137,65 +137,27 @@ function headProblem(bundle: LedgerBundle, chain: Chain | undefined, n: number, 
   return undefined;
 }
 
-/** The first event of a range that does not hold its place, and why. */
-export interface EventFailure {
-  n: number;
-  eventId: string;
-  reason: string;
-}
-
 /** The chain a bundle claims: the head names it; a head too damaged to say leaves it to the first event (and fails at the end). */
 const chainOfBundle = (bundle: LedgerBundle): unknown => (isChain(bundle.head.chain) ? bundle.head.chain : asLedgerAttribute(bundle.events[0]?.['im.ledger'])?.chain);
 
 /**
- * The text redacted members show: the first one shown in the bundle. Found before the events are
- * checked, so that any range of them can be checked on its own against it; when an event before
- * that one fails, the verdict is that event anyway.
- */
-export function placeholderOf(bundle: LedgerBundle): { value?: unknown } {
-  for (const event of bundle.events) {
-    const ledger = asLedgerAttribute(event['im.ledger']);
-    if (!ledger) continue;
-    for (const pointer of Object.keys(ledger.commitments)) {
-      const shown = valueAt(event, pointer);
-      if (shown !== undefined) return { value: shown };
-    }
-  }
-  return {};
-}
-
-/**
- * The first event among positions [from, to) (0-based) that does not hold its place: its link,
- * its shown members against their salts, its commitments. Each event is checked against the
- * `prev` the event before it claims, so ranges can be checked apart and the first failure of
- * the first failing range is the whole bundle's.
- */
-export function firstEventFailure(bundle: LedgerBundle, from = 0, to = bundle.events.length, placeholder = placeholderOf(bundle)): EventFailure | undefined {
-  const chain = chainOfBundle(bundle);
-  const events = bundle.events;
-  let prev: string | null = from === 0 ? null : (asLedgerAttribute(events[from - 1]['im.ledger'])?.hash ?? null);
-  for (let i = from; i < to; i++) {
-    const event = events[i];
-    const reason = eventProblem(event, bundle.incident_id, chain, i + 1, prev, placeholder);
-    if (reason) return { n: i + 1, eventId: String(event.id), reason };
-    prev = (event['im.ledger'] as LedgerAttribute).hash;
-  }
-  return undefined;
-}
-
-/**
  * Checks every link of the bundle in order, every shown member against its salt, that the
  * head names the last link, and the head's signature with `pinnedKeys` (when given) or else
- * the bundle's own keys. Stops at the first event that fails. `failure` is the events' check
- * when it was made elsewhere (in parts, on several threads).
+ * the bundle's own keys. Stops at the first event that fails.
  */
-export function verifyBundle(bundle: LedgerBundle, pinnedKeys?: readonly LedgerJwk[], failure = firstEventFailure(bundle)): Verdict {
+export function verifyBundle(bundle: LedgerBundle, pinnedKeys?: readonly LedgerJwk[]): Verdict {
   const chain = chainOfBundle(bundle);
-  if (failure) return { intact: false, chain, brokenAt: { n: failure.n, eventId: failure.eventId }, reason: failure.reason };
-  const last = bundle.events.length ? (bundle.events[bundle.events.length - 1]['im.ledger'] as LedgerAttribute).hash : null;
-  const reason = headProblem(bundle, chain as Chain | undefined, bundle.events.length, last, pinnedKeys ?? bundle.keys);
+  let prev: string | null = null;
+  const placeholder: { value?: unknown } = {};
+  for (let i = 0; i < bundle.events.length; i++) {
+    const event = bundle.events[i];
+    const reason = eventProblem(event, bundle.incident_id, chain, i + 1, prev, placeholder);
+    if (reason) return { intact: false, chain, brokenAt: { n: i + 1, eventId: String(event.id) }, reason };
+    prev = (event['im.ledger'] as LedgerAttribute).hash;
+  }
+  const reason = headProblem(bundle, chain as Chain | undefined, bundle.events.length, prev, pinnedKeys ?? bundle.keys);
   if (reason) return { intact: false, chain, brokenAt: 'head', reason };
-  return { intact: true, chain: chain as Chain, n: bundle.events.length, head: last, kid: bundle.head.kid };
+  return { intact: true, chain: chain as Chain, n: bundle.events.length, head: prev, kid: bundle.head.kid };
 }
 
 /** The verify command's line for a verdict. */

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { describeVerdict, type LedgerJwk, NotABundleError } from '@im/ledger-proof';
-import { verifyBundleText } from './bundle-verification';
+import { asBundle, describeVerdict, type LedgerJwk, NotABundleError, verifyBundle } from '@im/ledger-proof';
 
 /**
  * `npm run verify -- <bundle.json> [--key <jwks.json or url>]`: checks a ledger bundle offline
@@ -62,14 +61,15 @@ export async function runVerify(args: string[]): Promise<VerifyOutcome> {
     const { bundle: file, key } = parseArgs(args);
     const text = await readText(file, 'bundle');
     const keys = key === undefined ? undefined : pinnedKeys(await readJson(key, 'key'), key);
-    let verdict;
+    let bundle;
     try {
-      verdict = await verifyBundleText(text, keys);
+      bundle = asBundle(JSON.parse(text));
     } catch (error) {
       if (error instanceof SyntaxError) throw new UnusableInputError(`bundle ${file} is not JSON`);
       if (error instanceof NotABundleError) throw new UnusableInputError(`${file} is not a ledger bundle: ${error.message}`);
       throw error;
     }
+    const verdict = verifyBundle(bundle, keys);
     return { code: verdict.intact ? 0 : 1, line: describeVerdict(verdict) };
   } catch (error) {
     if (error instanceof UnusableInputError) return { code: 2, line: error.message };

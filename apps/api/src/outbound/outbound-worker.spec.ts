@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '@im/event-store';
 import type { LedgerTail } from './ledger-tail';
+import type { OutboundTarget } from './outbound-channel';
 import type { OutboundJournal } from './outbound-journal';
 import { OutboundWorker, type WorkerContext } from './outbound-worker';
 import type { RetrySchedule } from './retry-schedule';
@@ -21,7 +22,7 @@ describe('OutboundWorker', () => {
   it('asks a channel for messages it put off once per poll, not once per ledger batch, and again while the ledger is quiet', async () => {
     let dueAsked = 0;
     const advanced: bigint[] = [];
-    const context: WorkerContext<{ id: string }, never> = {
+    const context: WorkerContext<OutboundTarget, never> = {
       channel: {
         name: 'test',
         prepare: async () => [],
@@ -38,7 +39,7 @@ describe('OutboundWorker', () => {
         throw error;
       },
     };
-    const worker = new OutboundWorker(context, { id: 't' }, 0n);
+    const worker = new OutboundWorker(context, { id: 't', startAfter: 0n }, 0n);
     worker.start();
     try {
       for (let waited = 0; advanced[advanced.length - 1] !== 300n && waited < 100; waited++) await new Promise((resolve) => setTimeout(resolve, 50));
