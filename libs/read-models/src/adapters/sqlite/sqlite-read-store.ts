@@ -202,7 +202,8 @@ export class SqliteReadStore implements ReadStore {
     const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
     loaded.forEach((collection) => collection.dropIndexes());
     if (!crashSafe) this.db.pragma('synchronous = OFF');
-    this.db.pragma(`cache_size = ${-256 * 1024}`);
+    // The rebuild's process exits afterwards; a serving api keeps what the cache grew to (the allocator rarely returns it).
+    this.db.pragma(`cache_size = ${crashSafe ? -32 * 1024 : -256 * 1024}`);
     try {
       return await work();
     } finally {
