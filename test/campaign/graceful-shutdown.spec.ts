@@ -47,8 +47,10 @@ describe('graceful shutdown (SIGTERM under load, the built server)', () => {
     // Requests the server was working on when the signal came were answered 201 after it: drained, not dropped.
     const drained = sentBeforeSignal.filter((r) => r.answeredAt >= signalledAt && r.outcome === '201');
     expect(drained.length).toBeGreaterThan(0);
-    // Only a request sent in the last moments before the signal may have met the closing server (503 or a closed connection).
-    expect(sentBeforeSignal.filter((r) => r.sentAt < signalledAt - 20 && r.outcome !== '201')).toEqual([]);
+    // Only a request sent in the last moments before the signal may have met the closing server (503 or a closed connection):
+    // "moments" allow for the server reading a request late while the suite's other processes share its two cores
+    // (under a doubled load, requests sent 84 ms before the signal had not been read yet).
+    expect(sentBeforeSignal.filter((r) => r.sentAt < signalledAt - 250 && r.outcome !== '201')).toEqual([]);
     console.info(`graceful shutdown: ${acknowledged.size} appends acknowledged, ${drained.length} answered after SIGTERM, ${sentBeforeSignal.filter((r) => r.outcome !== '201').length} refused while closing`);
     expect(acknowledged.size).toBeGreaterThan(100);
 

@@ -3,7 +3,7 @@ import type { EventStore, RecordedEvent, Subscription } from '@im/event-store';
 import type { DocumentWrite, ProjectionCommit, ProjectionStore } from './projection-store.port';
 import type { Projection } from './projection';
 import { ProjectionLagError, type ProjectionProgress } from './projection-progress';
-import type { LagSummary, ProjectionWorker } from './projection-worker';
+import type { CatchUpProgress, LagSummary, ProjectionWorker } from './projection-worker';
 import { FoldError, type ProjectionFault } from './projection-fault';
 
 /** The read models have applied positions the log does not hold. */
@@ -19,14 +19,6 @@ const REBUILD_BATCH = 2000;
 export const BULK_CATCH_UP_EVENTS = 50_000;
 const BULK_RETRY_DELAY_MS = 1000;
 
-/** A bulk catch-up under way: from where, to about where, since when (ms since the epoch). */
-export interface CatchUpProgress {
-  projections: string[];
-  from: bigint;
-  applied: bigint;
-  head: bigint;
-  startedAt: number;
-}
 
 /**
  * Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it.

@@ -1,4 +1,3 @@
-import type { CatchUpProgress } from './projection-runner';
 
 /** Time from the ledger storing an event to every read model showing it, over the recent events. */
 export interface LagSummary {
@@ -28,3 +27,12 @@ export interface ProjectionWorker {
  * projections run in another process (PROJECTOR=external).
  */
 export const PROJECTION_WORKER = Symbol('PROJECTION_WORKER');
+
+/** A bulk catch-up under way: from where, to about where, since when (ms since the epoch). */
+export interface CatchUpProgress {
+  projections: string[];
+  from: bigint;
+  applied: bigint;
+  head: bigint;
+  startedAt: number;
+}
