@@ -81,7 +81,7 @@ export class LedgerChainWorker {
   }
 
   static start(entry: string): LedgerChainWorker {
-    return new LedgerChainWorker(new Worker(entry, { workerData: { role: 'ledger-chaining' } }));
+    return new LedgerChainWorker(new Worker(entry));
   }
 
   /** The records of each append (JSON), or undefined: chain them on the main thread. */

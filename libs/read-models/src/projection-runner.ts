@@ -19,7 +19,6 @@ const REBUILD_BATCH = 2000;
 export const BULK_CATCH_UP_EVENTS = 50_000;
 const BULK_RETRY_DELAY_MS = 1000;
 
-
 /**
  * Attempts a projection gets at an event it cannot fold before the runner records a fault and skips it.
  * A fold is deterministic, so the error is almost always the event's; the attempts guard against one
@@ -138,7 +137,7 @@ export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
   private lagCount = 0;
   /** Events a projection failed to fold, by projection and position, until they are applied or skipped. */
   private readonly failing = new Map<string, FailingFold>();
-  private bulk: (Omit<CatchUpProgress, 'applied' | 'head'> & { head: bigint }) | undefined;
+  private bulk: Omit<CatchUpProgress, 'applied'> | undefined;
   private bulkDone: Promise<void> | undefined;
   private stopping = false;
 

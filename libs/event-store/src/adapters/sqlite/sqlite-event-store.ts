@@ -120,7 +120,6 @@ export class SqliteEventStore implements EventStore {
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendBatch;
-  private readonly selectLastLedger;
   private readonly selectTip;
 
   constructor(file: string, options: SqliteEventStoreOptions = {}) {
@@ -156,7 +155,6 @@ export class SqliteEventStore implements EventStore {
     this.selectHeads = this.db.prepare(
       `SELECT wanted.value AS stream_id, (SELECT MAX(revision) FROM events WHERE stream_id = wanted.value) AS revision FROM json_each(?) AS wanted`,
     );
-    this.selectLastLedger = this.db.prepare(`SELECT ledger FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1`).pluck();
     this.selectTip = this.db.prepare(`SELECT revision, ledger FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1`);
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
@@ -266,8 +264,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   private chainTip(streamId: string): ChainTip {
-    const known = this.chainTips.get(streamId);
-    if (known) return known;
+    return this.chainTips.get(streamId) ?? this.storedTip(streamId);
+  }
+
+  /** A stream's last revision and the chain heads it left, as the file has them. */
+  private storedTip(streamId: string): ChainTip {
     const row = this.selectTip.get(streamId) as { revision: number; ledger: string | null } | undefined;
     return { revision: row ? row.revision : null, heads: headsAfter(parseLedger(row?.ledger)) };
   }
@@ -361,7 +362,7 @@ export class SqliteEventStore implements EventStore {
 
   /** The stream's chain heads, from its last event's record (inside the append's transaction: what the batch appended before counts). */
   private lastHeads(streamId: string): ChainHeads {
-    return headsAfter(parseLedger(this.selectLastLedger.get(streamId) as string | null | undefined));
+    return this.storedTip(streamId).heads;
   }
 
   async ledgerHeads(streamId: string): Promise<ChainHeads> {
