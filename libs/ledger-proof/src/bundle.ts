@@ -49,7 +49,11 @@ export function ledgerAttribute(stored: LedgerEvent, shown: LedgerEvent, record:
 export class NotABundleError extends Error {}
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isStringMap = (value: unknown): value is Record<string, string> => isObject(value) && Object.values(value).every((v) => typeof v === 'string');
+function isStringMap(value: unknown): value is Record<string, string> {
+  if (!isObject(value)) return false;
+  for (const name in value) if (typeof value[name] !== 'string') return false;
+  return true;
+}
 
 /** The bundle's outline (format, incident, events, head, keys); everything inside is the verification's to judge. */
 export function asBundle(value: unknown): LedgerBundle {
@@ -101,14 +105,15 @@ function redactionProblem(event: LedgerEvent, commitments: Record<string, string
 }
 
 /** Why an event does not hold its place after `prev` at position `n` of `chain`; undefined when it does. */
-function eventProblem(event: LedgerEvent, incidentId: string, chain: unknown, n: number, prev: string | null, placeholder: { value?: unknown }): string | undefined {
-  if (typeof event.subject === 'string' && event.subject !== `incident/${incidentId}`) return `its subject ${event.subject} is not incident/${incidentId}`;
+function eventProblem(event: LedgerEvent, subject: string, chain: unknown, n: number, prev: string | null, placeholder: { value?: unknown }): string | undefined {
+  if (typeof event.subject === 'string' && event.subject !== subject) return `its subject ${event.subject} is not ${subject}`;
   const ledger = asLedgerAttribute(event['im.ledger']);
   if (!ledger) return 'it has no well-formed im.ledger';
   if (ledger.chain !== chain) return `it is in chain ${ledger.chain}, the head in chain ${String(chain)}`;
   if (ledger.n !== n) return `it says it is event ${ledger.n} of its chain, expected ${n}`;
   if (ledger.prev !== prev) return 'its prev is not the hash of the event before it';
-  const commitments: Record<string, string> = { ...ledger.commitments };
+  const commitments: Record<string, string> = {};
+  for (const pointer in ledger.commitments) commitments[pointer] = ledger.commitments[pointer];
   for (const [pointer, text] of Object.entries(ledger.salts)) {
     if (pointer in ledger.commitments) return `${pointer} is both shown and committed`;
     if (!isSalt(text)) return `the salt of ${pointer} is not 16 bytes of base64url`;
@@ -137,8 +142,52 @@ function headProblem(bundle: LedgerBundle, chain: Chain | undefined, n: number, 
   return undefined;
 }
 
+/** Where a run of a bundle's events starts: the chain checked, its position (from 1) and the hash before it. */
+export interface EventsStart {
+  incidentId: string;
+  chain: unknown;
+  n: number;
+  prev: string | null;
+}
+
+/** A run of events checked: the first that fails (its index in the run), else the last hash; the placeholder redacted members showed. */
+export interface EventsOutcome {
+  failure?: { index: number; reason: string };
+  last: string | null;
+  placeholder: { value?: unknown };
+}
+
+/**
+ * Checks a run of a bundle's events in order from `start`, stopping at the first that fails.
+ * Each event needs only the hash claimed before it, so runs of one bundle can be checked apart
+ * and joined where each run's first `prev` is the run before's last hash.
+ */
+export function checkEvents(events: readonly LedgerEvent[], start: EventsStart, placeholder: { value?: unknown } = {}): EventsOutcome {
+  let prev = start.prev;
+  const subject = `incident/${start.incidentId}`;
+  for (let i = 0; i < events.length; i++) {
+    const reason = eventProblem(events[i], subject, start.chain, start.n + i, prev, placeholder);
+    if (reason) return { failure: { index: i, reason }, last: prev, placeholder };
+    prev = (events[i]['im.ledger'] as LedgerAttribute).hash;
+  }
+  return { last: prev, placeholder };
+}
+
 /** The chain a bundle claims: the head names it; a head too damaged to say leaves it to the first event (and fails at the end). */
-const chainOfBundle = (bundle: LedgerBundle): unknown => (isChain(bundle.head.chain) ? bundle.head.chain : asLedgerAttribute(bundle.events[0]?.['im.ledger'])?.chain);
+export const chainOfBundle = (bundle: LedgerBundle): unknown => (isChain(bundle.head.chain) ? bundle.head.chain : asLedgerAttribute(bundle.events[0]?.['im.ledger'])?.chain);
+
+/** Where an event claims to stand in its chain, if its im.ledger is well formed. */
+export function claimedPosition(event: LedgerEvent): { n: number; prev: string | null } | undefined {
+  const ledger = asLedgerAttribute(event['im.ledger']);
+  return ledger && { n: ledger.n, prev: ledger.prev };
+}
+
+/** The verdict once every event has passed, `last` being the last event's hash: the head's checks. */
+export function headVerdict(bundle: LedgerBundle, chain: unknown, n: number, last: string | null, pinnedKeys?: readonly LedgerJwk[]): Verdict {
+  const reason = headProblem(bundle, chain as Chain | undefined, n, last, pinnedKeys ?? bundle.keys);
+  if (reason) return { intact: false, chain, brokenAt: 'head', reason };
+  return { intact: true, chain: chain as Chain, n, head: last, kid: bundle.head.kid };
+}
 
 /**
  * Checks every link of the bundle in order, every shown member against its salt, that the
@@ -147,17 +196,9 @@ const chainOfBundle = (bundle: LedgerBundle): unknown => (isChain(bundle.head.ch
  */
 export function verifyBundle(bundle: LedgerBundle, pinnedKeys?: readonly LedgerJwk[]): Verdict {
   const chain = chainOfBundle(bundle);
-  let prev: string | null = null;
-  const placeholder: { value?: unknown } = {};
-  for (let i = 0; i < bundle.events.length; i++) {
-    const event = bundle.events[i];
-    const reason = eventProblem(event, bundle.incident_id, chain, i + 1, prev, placeholder);
-    if (reason) return { intact: false, chain, brokenAt: { n: i + 1, eventId: String(event.id) }, reason };
-    prev = (event['im.ledger'] as LedgerAttribute).hash;
-  }
-  const reason = headProblem(bundle, chain as Chain | undefined, bundle.events.length, prev, pinnedKeys ?? bundle.keys);
-  if (reason) return { intact: false, chain, brokenAt: 'head', reason };
-  return { intact: true, chain: chain as Chain, n: bundle.events.length, head: prev, kid: bundle.head.kid };
+  const { failure, last } = checkEvents(bundle.events, { incidentId: bundle.incident_id, chain, n: 1, prev: null });
+  if (failure) return { intact: false, chain, brokenAt: { n: failure.index + 1, eventId: String(bundle.events[failure.index].id) }, reason: failure.reason };
+  return headVerdict(bundle, chain, bundle.events.length, last, pinnedKeys);
 }
 
 /** The verify command's line for a verdict. */

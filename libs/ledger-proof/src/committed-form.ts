@@ -40,15 +40,30 @@ function tokensOf(pointer: string): readonly string[] {
   return tokens;
 }
 
+/** Pointers by member name (`/name`, and `/data/name` for data's): the same few names come back event after event. */
+const memberPointers = new Map<string, string>();
+const dataPointers = new Map<string, string>();
+
+function pointerOf(pointers: Map<string, string>, prefix: string, name: string): string {
+  let pointer = pointers.get(name);
+  if (pointer === undefined) {
+    pointer = `${prefix}${token(name)}`;
+    if (pointers.size >= POINTERS_KEPT) pointers.clear();
+    pointers.set(name, pointer);
+  }
+  return pointer;
+}
+
 /** The JSON Pointers of an event's redactable members, in member order. */
 export function redactableMembers(event: LedgerEvent): string[] {
   const members: string[] = [];
-  for (const [name, value] of Object.entries(event)) {
+  for (const name of Object.keys(event)) {
+    const value = event[name];
     if (READ_ATTRIBUTES.has(name) || value === undefined) continue;
     if (name === 'data') {
-      if (isObject(value)) for (const key of Object.keys(value)) if (!DATA_IN_CLEAR.has(key)) members.push(`/data/${token(key)}`);
+      if (isObject(value)) for (const key of Object.keys(value)) if (!DATA_IN_CLEAR.has(key)) members.push(pointerOf(dataPointers, '/data/', key));
       if (!isObject(value)) members.push('/data');
-    } else if (!ATTRIBUTES_IN_CLEAR.has(name)) members.push(`/${token(name)}`);
+    } else if (!ATTRIBUTES_IN_CLEAR.has(name)) members.push(pointerOf(memberPointers, '/', name));
   }
   return members;
 }
@@ -63,18 +78,22 @@ export function valueAt(event: LedgerEvent, pointer: string): unknown {
   return at;
 }
 
-/** Where salt ‖ UTF-8(JCS(value)) is assembled, so a commitment allocates no buffer of its own. */
+/** Where salt ‖ UTF-8(JCS(value)) is assembled, so a commitment allocates no buffer of its own; views of it by length. */
 let scratch = Buffer.allocUnsafe(1024);
+let scratchViews: Buffer[] = [];
 
 /** `sha256(salt ‖ UTF-8(JCS(value)))`; the salt as its 16 bytes or their base64url. */
 export function commitment(salt: Buffer | string, value: unknown): string {
   const text = jcs(value);
   // At most three UTF-8 bytes per UTF-16 code unit.
-  if (scratch.length < 16 + text.length * 3) scratch = Buffer.allocUnsafe(16 + text.length * 3);
+  if (scratch.length < 16 + text.length * 3) {
+    scratch = Buffer.allocUnsafe(16 + text.length * 3);
+    scratchViews = [];
+  }
   if (typeof salt === 'string') scratch.write(salt, 0, 16, 'base64url');
   else salt.copy(scratch, 0, 0, 16);
   const length = 16 + scratch.write(text, 16, 'utf8');
-  return sha256(scratch.subarray(0, length));
+  return sha256((scratchViews[length] ??= scratch.subarray(0, length)));
 }
 
 /** Sets a member, even one named __proto__ (which assignment would take for the prototype). */

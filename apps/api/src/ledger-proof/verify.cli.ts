@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { asBundle, describeVerdict, type LedgerJwk, NotABundleError, verifyBundle } from '@im/ledger-proof';
+import { describeVerdict, type LedgerJwk, NotABundleError } from '@im/ledger-proof';
+import { startRunCheckers, stopRunCheckers, verifyBundleBytes } from './bundle-verification';
 
 /**
  * `npm run verify -- <bundle.json> [--key <jwks.json or url>]`: checks a ledger bundle offline
@@ -29,21 +30,21 @@ function parseArgs(args: string[]): { bundle: string; key?: string } {
   return { bundle: rest[0], key };
 }
 
-async function readText(source: string, what: string): Promise<string> {
+async function readBytes(source: string, what: string): Promise<Uint8Array> {
   try {
-    if (!/^https?:\/\//.test(source)) return await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), source), 'utf8'); // npm runs scripts in the package's folder, not the caller's
+    if (!/^https?:\/\//.test(source)) return await readFile(resolve(process.env.INIT_CWD ?? process.cwd(), source)); // npm runs scripts in the package's folder, not the caller's
     const response = await fetch(source);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    return await response.text();
+    return new Uint8Array(await response.arrayBuffer());
   } catch (error) {
     throw new UnusableInputError(`cannot read ${what} ${source}: ${(error as Error).message}`);
   }
 }
 
 async function readJson(source: string, what: string): Promise<unknown> {
-  const text = await readText(source, what);
+  const bytes = await readBytes(source, what);
   try {
-    return JSON.parse(text);
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
   } catch {
     throw new UnusableInputError(`${what} ${source} is not JSON`);
   }
@@ -57,23 +58,26 @@ function pinnedKeys(value: unknown, source: string): LedgerJwk[] {
 }
 
 export async function runVerify(args: string[]): Promise<VerifyOutcome> {
+  let helpers;
   try {
     const { bundle: file, key } = parseArgs(args);
-    const text = await readText(file, 'bundle');
+    helpers = startRunCheckers();
+    const bytes = await readBytes(file, 'bundle');
     const keys = key === undefined ? undefined : pinnedKeys(await readJson(key, 'key'), key);
-    let bundle;
+    let verdict;
     try {
-      bundle = asBundle(JSON.parse(text));
+      verdict = await verifyBundleBytes(bytes, keys, helpers);
     } catch (error) {
       if (error instanceof SyntaxError) throw new UnusableInputError(`bundle ${file} is not JSON`);
       if (error instanceof NotABundleError) throw new UnusableInputError(`${file} is not a ledger bundle: ${error.message}`);
       throw error;
     }
-    const verdict = verifyBundle(bundle, keys);
     return { code: verdict.intact ? 0 : 1, line: describeVerdict(verdict) };
   } catch (error) {
     if (error instanceof UnusableInputError) return { code: 2, line: error.message };
     throw error;
+  } finally {
+    if (helpers) stopRunCheckers(helpers);
   }
 }
 
