@@ -47,15 +47,23 @@ export class Replacements {
 const isPlainJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && isPlainObject(value) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
 
+/** What JSON.stringify escapes (quote, backslash, control characters) or may (surrogates): strings without any are written as they are. */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON.stringify writes it (and so canonicalize), quoting directly when nothing needs escaping (most strings, and over twice as fast). */
+function stringText(value: string): string {
+  if (!NEEDS_ESCAPING.test(value)) return `"${value}"`;
+  const text = JSON.stringify(value);
+  // JSON.stringify writes a lone surrogate as \u escape (canonicalize refuses it); without one the string is well formed.
+  if (text.includes('\\u') && !(value as WellFormedString).isWellFormed()) throw new NotPlainJson();
+  return text;
+}
+
 /** The canonical text of parsed JSON, members in code-unit order; throws for anything else. */
 function canonicalText(value: unknown): string {
   switch (typeof value) {
-    case 'string': {
-      const text = JSON.stringify(value);
-      // JSON.stringify writes a lone surrogate as \u escape (canonicalize refuses it); without one the string is well formed.
-      if (text.includes('\\u') && !(value as WellFormedString).isWellFormed()) throw new NotPlainJson();
-      return text;
-    }
+    case 'string':
+      return stringText(value);
     case 'number':
       if (!Number.isFinite(value)) throw new NotPlainJson();
       return JSON.stringify(value);
@@ -144,7 +152,7 @@ export function jcsReplacing(value: Record<string, unknown>, replacements: Repla
 /** RFC 8785 JSON Canonicalization Scheme. */
 export function jcs(value: unknown): string {
   // A string (most commitments' values) needs no fallback closures.
-  if (typeof value === 'string' && (value as WellFormedString).isWellFormed()) return JSON.stringify(value);
+  if (typeof value === 'string' && !NEEDS_ESCAPING.test(value)) return `"${value}"`;
   return fastJcs(() => canonicalText(value), () => canonicalize(value));
 }
 

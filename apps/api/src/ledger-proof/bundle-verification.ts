@@ -27,7 +27,7 @@ export interface RunCheckerData {
 }
 
 /** Runs per thread: small enough that threads that start late still share the work evenly. */
-const RUNS_PER_THREAD = 8;
+const RUNS_PER_THREAD = 32;
 /** Threads beyond the main one: each starts its own module loading, which costs more than it saves past a few. */
 const MOST_HELPERS = 3;
 
