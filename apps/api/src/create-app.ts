@@ -42,6 +42,7 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
   });
   const fastify = adapter.getInstance();
   registerJsonParser(fastify);
+  registerSecurityHeaders(fastify);
   registerRequestLogging(fastify);
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
   const stores = await openStores(config, { ...options, lock: 'api' });
@@ -51,7 +52,6 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
       bodyParser: false,
       abortOnError: false,
     });
-    await registerSecurityHeaders(app);
     enableCors(app, config);
     app.get(OpenApiDocument).document = buildOpenApiDocument(app, config);
     await app.init();

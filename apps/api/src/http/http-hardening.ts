@@ -1,19 +1,22 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import type { AppConfig } from '@im/config';
 
 /**
  * Response headers for an API that serves JSON to phones and scripts: no
  * content may run, be framed or be sniffed. The development-only HTML pages
- * (Swagger UI, GraphiQL) set their own, wider policy.
+ * (Swagger UI, GraphiQL) set their own, wider policy. Helmet's middleware is
+ * built once and run on every request: @fastify/helmet built it again for
+ * each one, 5% of an append's main-thread time in a profile.
  */
-export async function registerSecurityHeaders(app: NestFastifyApplication): Promise<void> {
-  await app.register(fastifyHelmet, {
+export function registerSecurityHeaders(fastify: FastifyInstance): void {
+  const setHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'no-referrer' },
   });
+  fastify.addHook('onRequest', (request, reply, done) => setHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined)));
 }
 
 /**
