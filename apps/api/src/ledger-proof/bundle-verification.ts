@@ -51,7 +51,8 @@ export interface RunChecker {
  */
 function startHelper(): RunChecker {
   const file = JSON.stringify(join(__dirname, `bundle-runs.worker${extname(__filename)}`));
-  const thread = new Worker(extname(__filename) === '.ts' ? `require('tsx/cjs/api').register(); require(${file});` : `require(${file});`, { eval: true });
+  const loader = extname(__filename) === '.ts' ? `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); ` : '';
+  const thread = new Worker(`${loader}require(${file});`, { eval: true });
   const ended = new Promise<void>((resolve) => {
     thread.once('error', () => resolve());
     thread.once('exit', () => resolve());
