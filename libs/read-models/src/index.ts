@@ -27,3 +27,4 @@ export * from './outbound/outbound-store.port';
 export * from './notifications/notification-store.port';
 export * from './push-subscriptions/push-subscription.projection';
 export * from './push-subscriptions/push-subscription-queries.port';
+export * from './timeline/timeline-event.view';
