@@ -105,7 +105,7 @@ export class TimelineReader {
     const matches = matchesAsShown(query);
     for (;;) {
       const rows = await this.timeline.list({ ...query, after, limit: batch });
-      for (const s of await this.authorize(caller, action, rows)) if (matches(s.entry)) shown.push(s);
+      for (const s of await this.authorize(caller, action, rows)) if (matches(s)) shown.push(s);
       if (rows.length < batch || shown.length > query.limit) break;
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);

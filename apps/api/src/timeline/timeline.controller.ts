@@ -63,7 +63,7 @@ export class TimelineController {
     @Query() query: Record<string, unknown>,
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const filter = parseIncidentTimelineQuery(query, id);
     return timelinePageJson(reply, await this.reader.incidentTimeline(caller, id, filter.query, filter.cursor));
   }
@@ -72,7 +72,7 @@ export class TimelineController {
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.reader)
   @TimelineApiDocs.query
-  async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
     const filter = parseTimelineSearch(body);
     return timelinePageJson(reply, await this.reader.search(caller, filter.query, filter.cursor));
   }
