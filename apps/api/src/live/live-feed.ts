@@ -69,7 +69,6 @@ function groupsOf<T>(subscribers: Iterable<Subscriber<T>> | undefined): Subscrib
 
 const failAll = <T>(group: Subscriber<T>[], error: unknown) => group.forEach((s) => s.stream.fail(error));
 
-
 /** The incident events of `events`, by incident, in log order. */
 function byIncidentOf(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
   const byIncident = new Map<string, RecordedEvent[]>();

@@ -141,7 +141,7 @@ export const timelineProjection: Projection<TimelineRecord> = {
   }),
 };
 
-/** What a store keeps of a timeline document beside it: the policy's inputs and the unredacted view (JSON texts as the columns hold them). */
+/** What a store keeps of a timeline document beside it: the incident, the time, the policy's inputs and the unredacted view. */
 export interface StoredTimelineColumns {
   incidentId: string;
   eventTime: string;
