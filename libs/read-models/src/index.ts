@@ -13,6 +13,7 @@ export * from './incidents/incident.projection';
 export * from './incidents/incident-queries.port';
 export * from './timeline/timeline.projection';
 export * from './timeline/timeline-queries.port';
+export * from './timeline/timeline-event.view';
 export * from './assignments/assignment.projection';
 export * from './preferences/preferences.projection';
 export * from './preferences/preferences-queries.port';

@@ -28,7 +28,8 @@ export interface Projection<Doc> {
  * shapes the document.
  */
 export interface QueryField {
-  type: 'text' | 'integer';
+  /** `json`: the value as JSON text in SQLite (whatever its JSON type), the value itself in MongoDB. */
+  type: 'text' | 'integer' | 'json';
   /** Property names from the document's root to the value. */
   path: readonly string[];
   /** Where the value is read when `path` holds none. */
@@ -47,16 +48,31 @@ export interface DocumentIndex<Field extends string = string> {
   sparse?: boolean;
 }
 
+/**
+ * A text computed from the document when it is written and kept beside it, so
+ * a read can answer with it without parsing the document. The fold's code
+ * computes it, not the store: a store holding a read model written without one
+ * of these texts empties it, and the runner folds it again from the log. So a
+ * change to what a text holds gets a new name.
+ */
+export type StoredText = (doc: never) => string;
+
 export interface DocumentSchema<Field extends string = string> {
   fields: Readonly<Record<Field, QueryField>>;
   indexes: readonly DocumentIndex<Field>[];
+  texts?: Readonly<Record<string, StoredText>>;
 }
 
 /** Declares a read model's query fields and the indexes over them, checking that every index names a declared field. */
 export const documentSchema = <Field extends string>(schema: {
   fields: Readonly<Record<Field, QueryField>>;
   indexes: readonly DocumentIndex<NoInfer<Field>>[];
+  texts?: Readonly<Record<string, StoredText>>;
 }): DocumentSchema => schema;
+
+/** The texts a schema keeps beside each document, computed from one. */
+export const storedTexts = (schema: DocumentSchema | undefined, doc: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(schema?.texts ?? {}).map(([name, text]) => [name, (text as (doc: unknown) => string)(doc)]));
 
 /** The column an index entry names, and whether it sorts descending. */
 export function indexColumn(entry: string): { column: string; descending: boolean } {

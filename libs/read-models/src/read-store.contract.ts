@@ -4,6 +4,7 @@ import type { CloudEvent } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentProjection } from './incidents/incident.projection';
 import { timelineProjection, toTimelineEntry, toTimelineRecord } from './timeline/timeline.projection';
+import { unredactedViewJson } from './timeline/timeline-event.view';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { preferencesProjection } from './preferences/preferences.projection';
 import { integrationKeyProjection, type IntegrationKeyRecord } from './integration-keys/integration-key.projection';
@@ -304,7 +305,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
     const A = 'INC-0000000a';
     const B = 'INC-0000000b';
     const events = [
-      recorded(A, 1, 'im.incident.declare', { 'im.actor': 'alice', data: { title: 'Disk full', severity: 'SEV-2' } }),
+      recorded(A, 1, 'im.incident.declare', { 'im.actor': 'alice', 'im.visibility': 'restricted', 'im.data_class': ['pii', 'phi'], data: { title: 'Disk full', severity: 'SEV-2' } }),
       recorded(A, 2, 'im.alert.trigger', { 'im.actor': 'prometheus', 'im.fingerprint': 'disk:db-1', 'im.correlation_key': 'db' }),
       recorded(B, 3, 'im.incident.declare', { 'im.actor': 'bob', 'im.correlation_key': 'db' }),
       recorded(A, 4, 'im.incident.ack', { 'im.actor': 'alice' }),
@@ -338,6 +339,24 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.timeline.findByEventId('nope')).toBeUndefined();
     });
 
+    it('reads the policy\'s inputs and the unredacted view beside each document, as the entry gives them', async () => {
+      const rows = [...(await list({})), (await store.timeline.findByEventId(events[0].event.id))!];
+      expect(rows).toHaveLength(events.length + 1);
+      for (const row of rows) {
+        const entry = toTimelineEntry(toTimelineRecord(events.find((e) => e.position === row.position)!));
+        expect({ incidentId: row.incidentId, eventTime: row.eventTime, visibility: row.visibility, dataClass: row.dataClass }).toEqual({
+          incidentId: entry.incidentId,
+          eventTime: entry.eventTime,
+          visibility: entry.visibility,
+          dataClass: entry.dataClass,
+        });
+        expect(row.viewJson).toBe(unredactedViewJson(entry));
+        expect(row.entry).toEqual(entry);
+      }
+      expect(rows[0]).toMatchObject({ visibility: 'restricted', dataClass: ['pii', 'phi'] });
+      expect(rows[1]).toMatchObject({ visibility: 'internal', dataClass: [] });
+    });
+
     it("lists an incident's events oldest or newest first, ties broken by log position", async () => {
       expect(ids(await list({ incidentId: A }))).toEqual(idsOf(0, 1, 3, 4, 6));
       expect(ids(await list({ incidentId: A, order: 'desc' }))).toEqual(idsOf(6, 4, 3, 1, 0));
@@ -366,7 +385,7 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
           if (page.length === 0) break;
           seen.push(...ids(page));
           const last = page[page.length - 1];
-          after = { eventTime: last.entry.eventTime, position: last.position };
+          after = { eventTime: last.eventTime, position: last.position };
         }
         expect(seen).toEqual(ids(await list({ incidentId: A, order })));
       }

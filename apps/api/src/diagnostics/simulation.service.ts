@@ -126,8 +126,8 @@ class ReadableState {
     if (!this.readsTimeline) return undefined;
     const bound = await this.claims.current(fingerprint);
     if (!bound) return undefined;
-    const { entries } = await this.reader.search(this.caller, { fingerprint, incidentId: bound.incidentId, order: 'desc', limit: 1 });
-    return entries.length ? bound : undefined;
+    const { shown } = await this.reader.search(this.caller, { fingerprint, incidentId: bound.incidentId, order: 'desc', limit: 1 });
+    return shown.length ? bound : undefined;
   }
 
   async incident(incidentId: string): Promise<IncidentState> {

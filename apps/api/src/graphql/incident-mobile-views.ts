@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident } from '@im/incidents';
 import type { Principal } from '../auth/principal';
 import { TimelineReader } from '../timeline/timeline-reader.service';
-import { toTimelineEventView } from '../timeline/timeline-event.view';
+import { toTimelineEventView } from '@im/read-models';
 import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
 import { IncidentMobileView, RACIRole } from './schema.types';
 
@@ -24,7 +24,7 @@ export class IncidentMobileViews {
 
   /** `incident` must already be revealed to the caller (IncidentVisibility). */
   async of(caller: Principal, incident: Incident): Promise<IncidentMobileView> {
-    const { entries } = await this.timeline.incidentTimeline(caller, incident.id, { incidentId: incident.id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
+    const { shown } = await this.timeline.incidentTimeline(caller, incident.id, { incidentId: incident.id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
     const commander = incident.roles?.IC;
     return {
       id: incident.id,
@@ -36,7 +36,7 @@ export class IncidentMobileViews {
       lastUpdate: incident.updatedAt,
       warRoomLink: this.warRoomLink(incident.id),
       alertsFiring: incident.firingAlerts?.length ?? 0,
-      quickTimeline: entries.map((shown) => toGqlTimelineEvent(toTimelineEventView(shown))),
+      quickTimeline: shown.map((s) => toGqlTimelineEvent(toTimelineEventView(s.entry))),
     };
   }
 

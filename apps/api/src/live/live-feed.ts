@@ -9,15 +9,14 @@ import {
   PROJECTION_STORE,
   type ProjectionProgress,
   type ProjectionStore,
+  recordedTimelineRow,
   type StoredDocument,
-  type TimelineRow,
-  toTimelineEntry,
-  toTimelineRecord,
+  type TimelineEventView,
+  toTimelineEventView,
 } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { type LivePosition, type LiveScope, TimelineCursors } from '../timeline/timeline-cursor';
-import { type TimelineEventView, toTimelineEventView } from '../timeline/timeline-event.view';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { LiveStream, type Positioned } from './live-stream';
 
@@ -69,15 +68,6 @@ function groupsOf<T>(subscribers: Iterable<Subscriber<T>> | undefined): Subscrib
 }
 
 const failAll = <T>(group: Subscriber<T>[], error: unknown) => group.forEach((s) => s.stream.fail(error));
-
-/** The timeline row of a recorded incident event; none for an event the projection could not place either (a projection fault). */
-function timelineRowOf(recorded: RecordedEvent): TimelineRow[] {
-  try {
-    return [{ entry: toTimelineEntry(toTimelineRecord(recorded)), position: recorded.position }];
-  } catch {
-    return [];
-  }
-}
 
 /** The incident events of `events`, by incident, in log order. */
 function byIncidentOf(events: RecordedEvent[]): Map<string, RecordedEvent[]> {
@@ -243,7 +233,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
   /** Items of one incident's recorded events, as `principal` reads them. */
   private async shownTimeline(principal: Principal, incidentId: string, recorded: RecordedEvent[]): Promise<Positioned<LiveTimelineEvent>[]> {
     const revisions = new Map(recorded.map((event) => [event.position, event.revision]));
-    const shown = await this.reader.showTimeline(principal, recorded.flatMap(timelineRowOf));
+    const shown = await this.reader.showTimeline(principal, recorded.flatMap((r) => recordedTimelineRow(r) ?? []));
     return shown.map(({ row, entry }) => ({
       position: row.position,
       value: {
@@ -273,7 +263,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
       if ((watch.incidentId !== undefined && id !== watch.incidentId) || !stored || !this.visibility.shows(principal, stored.doc)) continue;
       let position = events.some((event) => event.position === stored.position) ? stored.position : undefined;
       // An event of its timeline the watcher is shown (a note) changes its view too; the policy is asked only then.
-      if (position === undefined && watch.timeline) position = (await this.reader.showTimeline(principal, events.flatMap(timelineRowOf))).at(-1)?.row.position;
+      if (position === undefined && watch.timeline) position = (await this.reader.showTimeline(principal, events.flatMap((r) => recordedTimelineRow(r) ?? []))).at(-1)?.row.position;
       if (position !== undefined) items.push({ position, value: { cursor: this.cursors.sealLive(principal, { kind: 'incidents' }, { position }), incident: stored.doc } });
     }
     return items.sort((a, b) => (a.position < b.position ? -1 : 1));

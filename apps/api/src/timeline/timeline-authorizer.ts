@@ -1,13 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PDP, type PolicyAction, type PolicyDecisionPoint, type RedactedEntry, redactEntry, type TimelinePolicy } from '@im/policy';
-import type { TimelineRow } from '@im/read-models';
+import { PDP, type PolicyAction, type PolicyDecision, type PolicyDecisionPoint, type RedactedEntry, redactEntry, type TimelinePolicy } from '@im/policy';
+import { type TimelineRow, toTimelineEventView } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { TIMELINE_POLICY } from '../policy/policy-tokens';
 
-export interface ShownRow {
-  row: TimelineRow;
-  entry: RedactedEntry;
+/** A row the caller is shown, and how: its entry redacted as the decision says, derived (and parsed) only when asked for. */
+export class ShownRow {
+  private shown: RedactedEntry | undefined;
+
+  constructor(
+    readonly row: TimelineRow,
+    private readonly decision: PolicyDecision,
+    private readonly rules: TimelinePolicy['redaction'],
+  ) {}
+
+  get entry(): RedactedEntry {
+    return (this.shown ??= redactEntry(this.row.entry, this.decision, this.rules));
+  }
+
+  /** The read view as JSON text: the stored one when the decision redacts nothing, so that event is never parsed. */
+  get viewJson(): string {
+    return this.decision.redact.length === 0 ? this.row.viewJson : JSON.stringify(toTimelineEventView(this.entry));
+  }
 }
 
 /**
@@ -29,12 +44,12 @@ export class TimelineAuthorizer {
     const decisions = await this.pdp.decide({
       subject: { sub: caller.sub, roles: caller.roles, clearance: caller.clearance, data_access: caller.dataAccess },
       action,
-      resources: rows.map(({ entry }) => ({ visibility: entry.visibility, data_class: entry.dataClass })),
+      resources: rows.map((row) => ({ visibility: row.visibility, data_class: row.dataClass })),
     });
-    const withheld = await this.incidents.withheld(caller, rows.map((row) => row.entry.incidentId));
+    const withheld = await this.incidents.withheld(caller, rows.map((row) => row.incidentId));
     const shown: ShownRow[] = [];
     rows.forEach((row, i) => {
-      if (decisions[i].visible && !withheld.has(row.entry.incidentId)) shown.push({ row, entry: redactEntry(row.entry, decisions[i], this.policy.redaction) });
+      if (decisions[i].visible && !withheld.has(row.incidentId)) shown.push(new ShownRow(row, decisions[i], this.policy.redaction));
     });
     return shown;
   }

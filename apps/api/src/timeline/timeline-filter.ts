@@ -143,9 +143,10 @@ const SHOWN_VALUE: Record<Filter, ((shown: RedactedEntry) => string | undefined)
  * Built once per query: a page tests every event it reads, and most queries
  * set no filter that redaction can hide.
  */
-export function matchesAsShown(query: TimelineQuery): (shown: RedactedEntry) => boolean {
+export function matchesAsShown(query: TimelineQuery): (shown: { readonly entry: RedactedEntry }) => boolean {
   const checks = (Object.entries(SHOWN_VALUE) as [Filter, ((shown: RedactedEntry) => string | undefined) | null][]).flatMap(([filter, value]) =>
     value === null || query[filter] === undefined ? [] : [{ value, expected: query[filter] }],
   );
-  return (shown) => checks.every(({ value, expected }) => value(shown) === expected);
+  // The entry is read only when a check needs it: an event shown unredacted is then never parsed.
+  return (shown) => checks.every(({ value, expected }) => value(shown.entry) === expected);
 }

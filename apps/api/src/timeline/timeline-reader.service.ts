@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { incidentStreamId, NotFoundError } from '@im/incidents';
 import type { PolicyAction, RedactedEntry } from '@im/policy';
-import { TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow, toTimelineEntry, toTimelineRecord } from '@im/read-models';
+import { recordedTimelineRow, TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
-import { TimelineAuthorizer } from './timeline-authorizer';
+import { type ShownRow, TimelineAuthorizer } from './timeline-authorizer';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
 
@@ -16,7 +16,8 @@ export interface LedgerEntry {
 }
 
 export interface TimelinePage {
-  entries: RedactedEntry[];
+  /** The events of the page as the caller is shown them, in the page's order. */
+  shown: ShownRow[];
   nextCursor: string | null;
 }
 
@@ -65,7 +66,7 @@ export class TimelineReader {
   }
 
   /** Events as a read of the incident timeline shows them to the caller (live delivery): withheld ones left out, the rest redacted. */
-  showTimeline(caller: Principal, rows: TimelineRow[]): Promise<{ row: TimelineRow; entry: RedactedEntry }[]> {
+  showTimeline(caller: Principal, rows: TimelineRow[]): Promise<ShownRow[]> {
     return this.authorize(caller, 'timeline.read', rows);
   }
 
@@ -82,13 +83,7 @@ export class TimelineReader {
     const stream = await this.eventStore.readStream(incidentStreamId(incidentId));
     const shown = new Map<bigint, RedactedEntry>();
     for (let from = 0; from === 0 || from < stream.length; from += BATCH) {
-      const rows = stream.slice(from, from + BATCH).flatMap((recorded) => {
-        try {
-          return [{ entry: toTimelineEntry(toTimelineRecord(recorded)), position: recorded.position }];
-        } catch {
-          return [];
-        }
-      });
+      const rows = stream.slice(from, from + BATCH).flatMap((recorded) => recordedTimelineRow(recorded) ?? []);
       for (const { row, entry } of await this.authorize(caller, 'timeline.export', rows)) shown.set(row.position, entry);
     }
     await this.requireIncident(caller, incidentId);
@@ -104,13 +99,13 @@ export class TimelineReader {
    * cursor always resumes after a shown event.
    */
   private async page(caller: Principal, action: PolicyAction, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
-    const shown: { entry: RedactedEntry; row: TimelineRow }[] = [];
+    const shown: ShownRow[] = [];
     let after = cursor === undefined ? undefined : this.cursors.open(caller, query, cursor);
     let batch = query.limit + 1;
     const matches = matchesAsShown(query);
     for (;;) {
       const rows = await this.timeline.list({ ...query, after, limit: batch });
-      for (const s of await this.authorize(caller, action, rows)) if (matches(s.entry)) shown.push(s);
+      for (const s of await this.authorize(caller, action, rows)) if (matches(s)) shown.push(s);
       if (rows.length < batch || shown.length > query.limit) break;
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);
@@ -118,7 +113,7 @@ export class TimelineReader {
     const page = shown.slice(0, query.limit);
     const cursors = this.cursors;
     return {
-      entries: page.map((s) => s.entry),
+      shown: page,
       // Sealed (AES-GCM) only when read: a phone's quick timeline never pages on.
       get nextCursor() {
         return shown.length > query.limit ? cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null;
@@ -136,4 +131,4 @@ export class TimelineReader {
   }
 }
 
-const positionOf = (row: TimelineRow) => ({ eventTime: row.entry.eventTime, position: row.position });
+const positionOf = (row: TimelineRow) => ({ eventTime: row.eventTime, position: row.position });

@@ -7,24 +7,15 @@ import type { AppendAnswer, AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
 import { attributed } from './event-attribution';
 import { TimelineAppendHandler } from './timeline-append.handler';
-import { type TimelineEventView, toTimelineEventView } from './timeline-event.view';
+import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
 import { parseTimelineExportFormat } from './timeline-export.query';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
 import { renderTimelineMarkdown } from './timeline-markdown';
 import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
 import type { LedgerBundle } from '@im/ledger-proof';
-import { type TimelinePage, TimelineReader } from './timeline-reader.service';
+import { TimelineReader } from './timeline-reader.service';
+import { timelinePageJson } from './timeline-page.response';
 import { TimelineApiDocs } from './timeline.api-docs';
-
-interface TimelineResponse {
-  events: TimelineEventView[];
-  next_cursor: string | null;
-}
-
-const toResponse = (page: TimelinePage): TimelineResponse => ({
-  events: page.entries.map(toTimelineEventView),
-  next_cursor: page.nextCursor,
-});
 
 @TimelineApiDocs.controller
 @Controller('api/v1')
@@ -71,18 +62,19 @@ export class TimelineController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
     @CurrentPrincipal() caller: Principal,
-  ): Promise<TimelineResponse> {
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Buffer> {
     const filter = parseIncidentTimelineQuery(query, id);
-    return toResponse(await this.reader.incidentTimeline(caller, id, filter.query, filter.cursor));
+    return timelinePageJson(reply, await this.reader.incidentTimeline(caller, id, filter.query, filter.cursor));
   }
 
   @Post('timeline/query')
   @HttpCode(200)
   @RequireRole(TIMELINE_ROLES.reader)
   @TimelineApiDocs.query
-  async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<TimelineResponse> {
+  async query(@Body() body: unknown, @CurrentPrincipal() caller: Principal, @Res({ passthrough: true }) reply: FastifyReply): Promise<Buffer> {
     const filter = parseTimelineSearch(body);
-    return toResponse(await this.reader.search(caller, filter.query, filter.cursor));
+    return timelinePageJson(reply, await this.reader.search(caller, filter.query, filter.cursor));
   }
 
   @Get('incidents/:id/timeline/export')

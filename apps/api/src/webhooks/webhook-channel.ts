@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataClass, Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream } from '@im/incidents';
-import { type ProjectionProgress, type TimelineRow, toTimelineEntry, toTimelineRecord } from '@im/read-models';
+import { type ProjectionProgress, recordedTimelineRow, type TimelineRow } from '@im/read-models';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
 import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
@@ -38,14 +38,6 @@ export const webhookReader = (id: string, clearance: string, dataAccess: string[
 export const webhookMessageId = (webhookId: string, event: RecordedEvent): string =>
   `msg_${createHash('sha256').update(`${webhookId}\n${event.position}\n${event.event.id}`).digest('base64url').slice(0, 32)}`;
 
-/** A timeline event as every read path sees it; undefined for one the timeline could not hold (a time it cannot order). */
-function timelineRow(recorded: RecordedEvent): TimelineRow | undefined {
-  try {
-    return { entry: toTimelineEntry(toTimelineRecord(recorded)), position: recorded.position };
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Webhooks as an outbound channel: the timeline events a registration asked
@@ -65,7 +57,7 @@ export class WebhookChannel implements OutboundChannel<WebhookTarget, WebhookMes
     private readonly disable: (id: string) => Promise<void>,
   ) {
     this.views = new ReaderViews(async (reader, events) => {
-      const rows = events.map(timelineRow).filter((row): row is TimelineRow => row !== undefined);
+      const rows = events.map(recordedTimelineRow).filter((row): row is TimelineRow => row !== undefined);
       if (rows.length === 0) return new Map();
       // Whether an incident is withheld is read from the incidents read model: it must show these events first.
       await progress.waitFor(rows[rows.length - 1].position, progressWaitMs);

@@ -1,3 +1,4 @@
+import type { DataClass, Visibility } from '@im/cloudevents';
 import type { TimelineEntry } from './timeline.projection';
 
 export interface TimelineQuery {
@@ -21,9 +22,20 @@ export interface TimelinePosition {
   position: bigint;
 }
 
+/**
+ * An event of the timeline read model. What the policy decides on and a page
+ * is ordered by is read without the document (the store keeps it in columns);
+ * the entry is parsed from the document only when first asked for.
+ */
 export interface TimelineRow {
-  entry: TimelineEntry;
-  position: bigint;
+  readonly position: bigint;
+  readonly incidentId: string;
+  readonly eventTime: string;
+  readonly visibility: Visibility;
+  readonly dataClass: DataClass[];
+  readonly entry: TimelineEntry;
+  /** The entry's read view with nothing redacted, as JSON text: as stored, or serialised when first asked for. */
+  readonly viewJson: string;
 }
 
 /** Nest injection token of the TimelineQueries port. */

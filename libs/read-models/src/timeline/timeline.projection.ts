@@ -2,6 +2,8 @@ import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type V
 import type { RecordedEvent } from '@im/event-store';
 import { INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { documentSchema, type Projection } from '../projection';
+import { unredactedViewJson } from './timeline-event.view';
+import type { TimelineRow } from './timeline-queries.port';
 
 /** What the timeline read model stores per event: the event itself and the keys it is sorted and found by. */
 export interface TimelineRecord {
@@ -120,6 +122,9 @@ export const timelineProjection: Projection<TimelineRecord> = {
       actor: { type: 'text', path: ['event', 'im.actor'], fallback: ['event', 'source'] },
       correlationKey: { type: 'text', path: ['event', 'im.correlation_key'] },
       fingerprint: { type: 'text', path: ['event', 'im.fingerprint'] },
+      // What the policy decides on, read by a page without the document (JSON: exactly the stored value, whatever it is).
+      visibility: { type: 'json', path: ['event', 'im.visibility'] },
+      dataClass: { type: 'json', path: ['event', 'im.data_class'] },
     },
     // Timelines are ordered by (eventTime, position): every filter has an index that ends in that order.
     indexes: [
@@ -131,11 +136,65 @@ export const timelineProjection: Projection<TimelineRecord> = {
       { name: 'by_time', on: ['eventTime', 'position'] },
       { name: 'by_event_id', on: ['eventId', 'position'] },
     ],
+    // The answer a page gives for an event shown unredacted (renamed if the view changes: stored files are then folded again).
+    texts: { view: (record: TimelineRecord) => unredactedViewJson(toTimelineEntry(record)) },
   }),
 };
 
-/** A stored timeline document (JSON text) as the row queries return. */
-export const timelineRowOf = (doc: string, position: bigint) => ({
-  entry: toTimelineEntry(JSON.parse(doc) as TimelineRecord),
-  position,
-});
+/** What a store keeps of a timeline document beside it: the incident, the time, the policy's inputs and the unredacted view. */
+export interface StoredTimelineColumns {
+  incidentId: string;
+  eventTime: string;
+  /** The JSON values of `im.visibility` and `im.data_class`; undefined where the event has none. */
+  visibility: unknown;
+  dataClass: unknown;
+  view: string;
+}
+
+class TimelineRowOf implements TimelineRow {
+  private parsed: TimelineEntry | undefined;
+  private view: string | undefined;
+
+  constructor(
+    readonly position: bigint,
+    readonly incidentId: string,
+    readonly eventTime: string,
+    readonly visibility: Visibility,
+    readonly dataClass: DataClass[],
+    private readonly source: { entry: TimelineEntry } | { doc: string; view: string },
+  ) {}
+
+  get entry(): TimelineEntry {
+    return (this.parsed ??= 'entry' in this.source ? this.source.entry : toTimelineEntry(JSON.parse(this.source.doc) as TimelineRecord));
+  }
+
+  get viewJson(): string {
+    return (this.view ??= 'view' in this.source ? this.source.view : unredactedViewJson(this.entry));
+  }
+}
+
+/** The row of an entry at hand (a recorded event, a document written before the store kept its columns). */
+export const timelineRowOf = (entry: TimelineEntry, position: bigint): TimelineRow =>
+  new TimelineRowOf(position, entry.incidentId, entry.eventTime, entry.visibility, entry.dataClass, { entry });
+
+/** A stored timeline document (JSON text) as the row queries return it; its columns spare parsing it where they are kept. */
+export const storedTimelineRow = (doc: string, position: bigint, columns?: StoredTimelineColumns): TimelineRow =>
+  columns === undefined
+    ? timelineRowOf(toTimelineEntry(JSON.parse(doc) as TimelineRecord), position)
+    : new TimelineRowOf(
+        position,
+        columns.incidentId,
+        columns.eventTime,
+        (columns.visibility as Visibility | undefined) ?? DEFAULT_VISIBILITY,
+        (columns.dataClass as DataClass[] | undefined) ?? [],
+        { doc, view: columns.view },
+      );
+
+/** The row of a recorded incident event; undefined for one the projection could not place either (a projection fault). */
+export function recordedTimelineRow(recorded: RecordedEvent): TimelineRow | undefined {
+  try {
+    return timelineRowOf(toTimelineEntry(toTimelineRecord(recorded)), recorded.position);
+  } catch {
+    return undefined;
+  }
+}

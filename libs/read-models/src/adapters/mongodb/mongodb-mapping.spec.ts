@@ -1,7 +1,9 @@
 import { assignmentProjection } from '../../assignments/assignment.projection';
 import { incidentProjection } from '../../incidents/incident.projection';
 import { preferencesProjection } from '../../preferences/preferences.projection';
-import { timelineProjection } from '../../timeline/timeline.projection';
+import { storedTexts } from '../../projection';
+import { toTimelineEventView } from '../../timeline/timeline-event.view';
+import { timelineProjection, type TimelineRecord, toTimelineEntry } from '../../timeline/timeline.projection';
 import { fromHex, hex, indexSpecs, queryFields } from './mongodb-read-store';
 
 describe('MongoDB position encoding (checked without a server)', () => {
@@ -53,8 +55,22 @@ describe('MongoDB collections derived from the projections (checked without a se
       actor: 'im://alerts',
       correlationKey: null,
       fingerprint: 'disk:db-1',
+      visibility: null,
+      dataClass: null,
     });
     expect(queryFields(timelineProjection.schema, { ...record, event: { ...event, 'im.actor': 'alice' } })).toMatchObject({ actor: 'alice' });
+    // The policy's inputs as the event holds them (MongoDB keeps JSON values as they are).
+    expect(queryFields(timelineProjection.schema, { ...record, event: { ...event, 'im.visibility': 'restricted', 'im.data_class': ['pii'] } })).toMatchObject({
+      visibility: 'restricted',
+      dataClass: ['pii'],
+    });
     expect(queryFields(preferencesProjection.schema, { userId: 'ann' })).toEqual({});
+  });
+
+  it('keeps the declared texts beside each document: the timeline view, nothing redacted, as JSON text', () => {
+    const event = { specversion: '1.0', id: 'evt-1', source: 'im://alerts', type: 'im.alert.trigger', time: '2026-11-22T10:00:00Z', data: { title: 'Disk', host: 'db-1' } };
+    const record = { incidentId: 'INC-1', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event } as TimelineRecord;
+    expect(storedTexts(timelineProjection.schema, record)).toEqual({ view: JSON.stringify(toTimelineEventView({ entry: toTimelineEntry(record), redacted: [] })) });
+    expect(storedTexts(incidentProjection.schema, { id: 'INC-1' })).toEqual({});
   });
 });

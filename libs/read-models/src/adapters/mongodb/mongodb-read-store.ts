@@ -4,7 +4,7 @@ import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../proj
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { timelineRowOf } from '../../timeline/timeline.projection';
+import { storedTimelineRow } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -13,7 +13,7 @@ import type { IntegrationKeyHistoryEntry } from '../../integration-keys/integrat
 import type { IntegrationKeyHistoryQueries } from '../../integration-keys/integration-key-history-queries.port';
 import type { WebhookRecord } from '../../webhooks/webhook.projection';
 import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
-import { type DocumentSchema, indexColumn, type Projection, queryFieldValue } from '../../projection';
+import { type DocumentSchema, indexColumn, type Projection, queryFieldValue, storedTexts } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 
@@ -30,6 +30,8 @@ interface StoredRow {
   position: string;
   doc: string;
   q: Record<string, unknown>;
+  /** The declared texts (absent on documents written before their read model declared any). */
+  t?: Record<string, string>;
 }
 
 /** Where a column an index names is kept: the key is `_id`, query fields sit under `q` beside the document. */
@@ -106,7 +108,7 @@ export class MongoReadStore implements ReadStore {
     this.schemas = new Map(projections.map(({ name, schema }) => [name, schema]));
     const rowSchema = ({ name, schema: declared }: Projection<unknown>) => {
       const schema = new Schema<StoredRow>(
-        { _id: String, position: String, doc: String, q: Schema.Types.Mixed },
+        { _id: String, position: String, doc: String, q: Schema.Types.Mixed, t: Schema.Types.Mixed },
         { collection: `rm_${name}`, versionKey: false },
       );
       indexSpecs(declared).forEach((index) => schema.index(index));
@@ -203,7 +205,7 @@ export class MongoReadStore implements ReadStore {
         : {
             updateOne: {
               filter: older,
-              update: { $set: { position: hex(write.position), doc: JSON.stringify(write.doc), q: queryFields(schema, write.doc) } },
+              update: { $set: { position: hex(write.position), doc: JSON.stringify(write.doc), q: queryFields(schema, write.doc), t: storedTexts(schema, write.doc) } },
               upsert: true,
             },
           };
@@ -337,4 +339,10 @@ class MongoTimelineQueries implements TimelineQueries {
   }
 }
 
-const toRow = (row: StoredRow): TimelineRow => timelineRowOf(row.doc, fromHex(row.position));
+/** A document written before the view was kept has neither it nor the policy's fields in `q`: it is parsed. */
+const toRow = ({ doc, position, q, t }: StoredRow): TimelineRow =>
+  storedTimelineRow(
+    doc,
+    fromHex(position),
+    t?.view === undefined ? undefined : { incidentId: q.incidentId as string, eventTime: q.eventTime as string, visibility: q.visibility, dataClass: q.dataClass, view: t.view },
+  );

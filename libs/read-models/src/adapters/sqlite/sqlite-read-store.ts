@@ -4,7 +4,7 @@ import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument }
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { timelineRowOf } from '../../timeline/timeline.projection';
+import { storedTimelineRow } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -160,15 +160,12 @@ export class SqliteReadStore implements ReadStore {
   }
 
   private write({ projection, writes, position, faults = [] }: ProjectionCommit): void {
-    const table = this.collection(projection).name;
-    const upsert = this.sql.get(
-      `INSERT INTO ${table} (key, position, doc) VALUES (?, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET position = excluded.position, doc = excluded.doc`,
-    );
-    const remove = this.sql.get(`DELETE FROM ${table} WHERE key = ?`);
+    const collection = this.collection(projection);
+    const upsert = this.sql.get(collection.upsertSql);
+    const remove = this.sql.get(`DELETE FROM ${collection.name} WHERE key = ?`);
     for (const write of writes) {
       if (write.doc === undefined) remove.run(write.key);
-      else upsert.run(write.key, Number(write.position), JSON.stringify(write.doc));
+      else upsert.run(write.key, Number(write.position), ...collection.written(write.doc));
     }
     for (const fault of faults) this.upsertFault.run({ ...fault, position: Number(fault.position) });
     this.upsertCheckpoint.run(projection, Number(position));
@@ -320,12 +317,12 @@ class SqliteTimelineQueries implements TimelineQueries {
     private readonly sql: StatementCache,
     private readonly timeline: SqliteCollection,
   ) {
-    this.selectByEventId = db.prepare(`SELECT doc, position FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`);
+    this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
   }
 
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
     this.timeline.requireIndexes();
-    const row = this.selectByEventId.get(id) as { doc: string; position: number } | undefined;
+    const row = this.selectByEventId.get(id) as TimelineColumns | undefined;
     return row && toRow(row);
   }
 
@@ -357,7 +354,7 @@ class SqliteTimelineQueries implements TimelineQueries {
       params.push(query.to);
     }
     const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
-    const rows = this.sql.get(`SELECT doc, position FROM timeline ${this.indexFor(query)} ${page}`).all(...params, query.limit) as { doc: string; position: number }[];
+    const rows = this.sql.get(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`).raw().all(...params, query.limit) as TimelineColumns[];
     return rows.map(toRow);
   }
 
@@ -373,4 +370,11 @@ class SqliteTimelineQueries implements TimelineQueries {
   }
 }
 
-const toRow = (row: { doc: string; position: number }): TimelineRow => timelineRowOf(row.doc, BigInt(row.position));
+/** A page reads these columns (as arrays: `.raw()`); the document is parsed only for an event shown redacted. */
+const TIMELINE_COLUMNS = 'position, doc, incident_id, event_time, visibility, data_class, view';
+type TimelineColumns = [number, string, string, string, string | null, string | null, string];
+
+const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
+
+const toRow = ([position, doc, incidentId, eventTime, visibility, dataClass, view]: TimelineColumns): TimelineRow =>
+  storedTimelineRow(doc, BigInt(position), { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });

@@ -2,6 +2,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RecordedEvent } from '@im/event-store';
+import { unredactedViewJson } from '../../timeline/timeline-event.view';
+import { timelineProjection, toTimelineEntry, toTimelineRecord } from '../../timeline/timeline.projection';
 import { SqliteReadStore } from './sqlite-read-store';
 
 /** The read models' tables as the version before declared schemas wrote them (kept verbatim: files like this exist). */
@@ -94,22 +97,31 @@ describe('SqliteReadStore opening a file written by the previous version', () =>
     db.close();
   });
 
-  it('rebuilds in place only the table whose query fields changed, keeping its documents and checkpoint, and serves', async () => {
+  it('rebuilds in place the table whose query fields changed, keeping its documents and checkpoint; empties one without its declared texts for the runner to fold again; serves', async () => {
+    const db = new Database(file);
+    db.prepare(`INSERT INTO checkpoints VALUES ('timeline', 1)`).run();
+    db.prepare(`INSERT INTO projection_faults VALUES ('timeline', 1, 'evt-0', 'incident-INC-00000001', 'bad time', 't', 't')`).run();
+    db.close();
     const before = schemaOf(file);
     const store = new SqliteReadStore(file);
     try {
       expect(await store.checkpoint('incidents')).toBe(3n);
       expect((await store.incidents.list({ limit: 10, visibleLevels: ['public', 'internal'] })).map((i) => i.id)).toEqual(['INC-00000003', 'INC-00000001']);
       expect(await store.incidents.findById('INC-00000002')).toMatchObject({ visibility: 'restricted' });
-      expect((await store.timeline.findByEventId('evt-1'))?.entry).toMatchObject({ incidentId: 'INC-00000001', actor: 'im://test' });
+      // The timeline keeps each event's view, which only the fold computes: its table starts again from the log.
+      expect(await store.checkpoint('timeline')).toBe(0n);
+      expect(await store.projectionFaults()).toEqual([]);
+      expect(await store.timeline.findByEventId('evt-1')).toBeUndefined();
     } finally {
       await store.close();
     }
     const after = schemaOf(file);
-    // The incidents table gained its visibility column; its indexes are back, the other tables untouched, read models new since then created.
+    // The incidents table gained its visibility column, the timeline its view and the policy's columns; their indexes are back, the other tables untouched, read models new since then created.
     expect(after.find((o) => o.name === 'incidents')?.sql).toContain('visibility TEXT GENERATED ALWAYS AS');
+    expect(after.find((o) => o.name === 'timeline')?.sql).toContain('view TEXT NOT NULL');
+    const changed = new Set(['incidents', 'timeline']);
     const existed = new Set(before.map((o) => o.name));
-    expect(after.filter((o) => o.name !== 'incidents' && existed.has(o.name))).toEqual(before.filter((o) => o.name !== 'incidents'));
+    expect(after.filter((o) => !changed.has(o.name) && existed.has(o.name))).toEqual(before.filter((o) => !changed.has(o.name)));
     expect(after.filter((o) => !existed.has(o.name)).map((o) => o.name)).toEqual(['integration_key_history', 'integration_key_history_by_position', 'integration_keys', 'integration_keys_by_created', 'notifications', 'notifications_by_responder', 'notifications_due', 'outbound_attempts', 'outbound_attempts_by_event', 'outbound_attempts_by_message', 'outbound_attempts_by_target', 'outbound_checkpoints', 'outbound_resends', 'push_subscriptions', 'push_subscriptions_by_user', 'webhooks', 'webhooks_by_created']);
   });
 
@@ -118,6 +130,33 @@ describe('SqliteReadStore opening a file written by the previous version', () =>
     const migrated = schemaOf(file);
     await new SqliteReadStore(file).close();
     expect(schemaOf(file)).toEqual(migrated);
+  });
+});
+
+describe('SqliteReadStore texts', () => {
+  it('keeps a document\'s texts when its table is rebuilt in place for other query fields', async () => {
+    const recorded = {
+      streamId: 'incident-INC-00000001',
+      revision: 0n,
+      position: 1n,
+      recordedAt: '2026-11-22T00:00:02.000Z',
+      event: { specversion: '1.0', id: 'evt-1', source: 'im://test', type: 'im.incident.note', time: '2026-11-22T00:00:01Z', 'im.visibility': 'restricted', 'im.data_class': ['pii'], data: { content: 'x' } },
+    } as RecordedEvent;
+    const first = new SqliteReadStore(file);
+    await first.commit(timelineProjection.name, [{ key: '1', position: 1n, doc: toTimelineRecord(recorded) }], 1n);
+    await first.close();
+    const db = new Database(file);
+    db.exec(`ALTER TABLE timeline DROP COLUMN data_class`);
+    db.close();
+    const store = new SqliteReadStore(file);
+    try {
+      expect(await store.checkpoint('timeline')).toBe(1n);
+      const [row] = await store.timeline.list({ incidentId: 'INC-00000001', order: 'asc', limit: 10 });
+      expect(row).toMatchObject({ incidentId: 'INC-00000001', visibility: 'restricted', dataClass: ['pii'] });
+      expect(row.viewJson).toBe(unredactedViewJson(toTimelineEntry(toTimelineRecord(recorded))));
+    } finally {
+      await store.close();
+    }
   });
 });
 

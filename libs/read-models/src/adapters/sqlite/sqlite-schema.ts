@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { type DocumentSchema, indexColumn, type Projection, type QueryField } from '../../projection';
+import { type DocumentSchema, indexColumn, type Projection, type QueryField, storedTexts } from '../../projection';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 
 /** The column a query field is stored in: its name in snake_case (createdAt: created_at). */
@@ -11,19 +11,26 @@ export const indexNameOf = (projection: string, index: string) => `${projection}
 const jsonPath = (path: readonly string[]) =>
   `'$.${path.map((name) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name}"`)).join('.')}'`;
 
-function columnExpression({ path, fallback }: QueryField): string {
-  const read = (at: readonly string[]) => `json_extract(doc, ${jsonPath(at)})`;
+function columnExpression({ type, path, fallback }: QueryField): string {
+  // `->` gives the value as JSON text (a string quoted, an array as written); json_extract gives SQL values.
+  const read = (at: readonly string[]) => (type === 'json' ? `(doc -> ${jsonPath(at)})` : `json_extract(doc, ${jsonPath(at)})`);
   return fallback ? `coalesce(${read(path)}, ${read(fallback)})` : read(path);
 }
+
+const COLUMN_TYPES: Record<QueryField['type'], string> = { text: 'TEXT', integer: 'INTEGER', json: 'TEXT' };
+
+/** The plain columns of a collection's texts, in declaration order (the fold computes them; SQLite cannot). */
+const textColumnsOf = (schema: DocumentSchema | undefined) => Object.keys(schema?.texts ?? {}).map((name) => `${columnOf(name)} TEXT NOT NULL`);
 
 /**
  * A collection is a table of JSON documents. Each query field is a generated
  * column, STORED: a filter or sort that touches many rows then reads no JSON.
+ * Each declared text is a plain column beside them.
  */
 function tableSql(name: string, schema: DocumentSchema | undefined): string {
-  const columns = ['key TEXT PRIMARY KEY', 'position INTEGER NOT NULL', 'doc TEXT NOT NULL'];
+  const columns = ['key TEXT PRIMARY KEY', 'position INTEGER NOT NULL', 'doc TEXT NOT NULL', ...textColumnsOf(schema)];
   for (const [field, declared] of Object.entries(schema?.fields ?? {})) {
-    columns.push(`${columnOf(field)} ${declared.type.toUpperCase()} GENERATED ALWAYS AS (${columnExpression(declared)}) STORED`);
+    columns.push(`${columnOf(field)} ${COLUMN_TYPES[declared.type]} GENERATED ALWAYS AS (${columnExpression(declared)}) STORED`);
   }
   return `CREATE TABLE ${name} (${columns.join(', ')})`;
 }
@@ -42,14 +49,17 @@ function indexSql(name: string, schema: DocumentSchema | undefined): Map<string,
  * Compares two CREATE statements by what follows the name: SQLite keeps the text
  * as written (whitespace included), and quotes the name of a renamed table.
  */
-const sameDefinition = (stored: string, declared: string) => {
-  const body = (sql: string) => sql.slice(sql.indexOf('(')).replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ ([),])/g, '$1');
-  return body(stored) === body(declared);
-};
+const bodyOf = (sql: string) => sql.slice(sql.indexOf('(')).replace(/\s+/g, ' ').replace(/\( /g, '(').replace(/ ([),])/g, '$1');
+const sameDefinition = (stored: string, declared: string) => bodyOf(stored) === bodyOf(declared);
+/** Whether a CREATE TABLE statement defines this column (pieces of a generated column's expression never equal a definition). */
+const hasColumn = (table: string, column: string) => bodyOf(table).slice(1, -1).split(', ').includes(column);
 
 /** A projection's table and indexes in one database: created, or brought to the declaration. */
 export class SqliteCollection {
   readonly name: string;
+  /** Writes a document by key: parameters key, position, then `written(doc)`. */
+  readonly upsertSql: string;
+  private readonly textColumns: string[];
   private readonly table: string;
   private readonly indexes: Map<string, string>;
   /** Between dropIndexes and sync (a bulk load): queries that need an index would scan the whole table. */
@@ -57,9 +67,13 @@ export class SqliteCollection {
 
   constructor(
     private readonly db: Database.Database,
-    projection: Projection<unknown>,
+    private readonly projection: Projection<unknown>,
   ) {
     this.name = projection.name;
+    this.textColumns = textColumnsOf(projection.schema);
+    const written = ['doc', ...Object.keys(projection.schema?.texts ?? {}).map(columnOf)];
+    this.upsertSql = `INSERT INTO ${this.name} (key, position, ${written.join(', ')}) VALUES (?, ?, ${written.map(() => '?').join(', ')})
+       ON CONFLICT (key) DO UPDATE SET position = excluded.position, ${written.map((column) => `${column} = excluded.${column}`).join(', ')}`;
     this.table = tableSql(projection.name, projection.schema);
     this.indexes = indexSql(projection.name, projection.schema);
   }
@@ -70,17 +84,25 @@ export class SqliteCollection {
    * its documents are copied into the new table, which computes the new
    * columns from them; the read model needs no replay. Indexes are dropped and
    * created to match (a rebuild cut short left some out: they come back here).
+   * A table without one of the declared texts is emptied instead, with its
+   * checkpoint and faults: the runner folds it again from the log.
    */
   sync(): void {
     const stored = this.db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(this.name) as string | undefined;
     this.db.transaction(() => {
       if (stored === undefined) this.db.exec(this.table);
+      else if (!this.textColumns.every((column) => hasColumn(stored, column))) this.refold();
       else if (!sameDefinition(stored, this.table)) this.rebuild();
       const present = this.storedIndexes();
       for (const [name, sql] of present) if (!sameDefinition(sql, this.indexes.get(name) ?? '')) this.db.exec(`DROP INDEX ${name}`);
       for (const [name, sql] of this.indexes) if (!sameDefinition(present.get(name) ?? '', sql)) this.db.exec(sql);
     })();
     this.indexesDropped = false;
+  }
+
+  /** The values a write stores of a document: its JSON text, then its texts. */
+  written(doc: unknown): string[] {
+    return [JSON.stringify(doc), ...Object.values(storedTexts(this.projection.schema, doc))];
   }
 
   /** Every declared index (before a bulk load, which builds them once at the end). */
@@ -117,11 +139,19 @@ export class SqliteCollection {
     return `INDEXED BY ${name}`;
   }
 
+  private refold(): void {
+    this.db.exec(`DROP TABLE ${this.name}`);
+    this.db.exec(this.table);
+    this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(this.name);
+    this.db.prepare(`DELETE FROM projection_faults WHERE projection = ?`).run(this.name);
+  }
+
   private rebuild(): void {
     const staging = `${this.name}__rebuild`;
+    const kept = ['key', 'position', 'doc', ...this.textColumns.map((column) => column.split(' ')[0])].join(', ');
     this.db.exec(`DROP TABLE IF EXISTS ${staging}`);
     this.db.exec(this.table.replace(`CREATE TABLE ${this.name} (`, `CREATE TABLE ${staging} (`));
-    this.db.exec(`INSERT INTO ${staging} (key, position, doc) SELECT key, position, doc FROM ${this.name}`);
+    this.db.exec(`INSERT INTO ${staging} (${kept}) SELECT ${kept} FROM ${this.name}`);
     this.db.exec(`DROP TABLE ${this.name}`);
     this.db.exec(`ALTER TABLE ${staging} RENAME TO ${this.name}`);
   }

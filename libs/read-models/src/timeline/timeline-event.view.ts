@@ -1,4 +1,4 @@
-import type { RedactedEntry } from '@im/policy';
+import type { TimelineEntry } from './timeline.projection';
 
 /** A timeline event as read (interface.md); `created_at` only on the single-event read. */
 export interface TimelineEventView {
@@ -16,7 +16,8 @@ export interface TimelineEventView {
   created_at?: string;
 }
 
-export const toTimelineEventView = ({ entry, redacted }: RedactedEntry): TimelineEventView => ({
+/** The read view of an entry as shown to a caller (the policy's RedactedEntry: the entry and what was redacted of it). */
+export const toTimelineEventView = ({ entry, redacted }: { entry: TimelineEntry; redacted: string[] }): TimelineEventView => ({
   id: entry.id,
   incident_id: entry.incidentId,
   event_time: entry.eventTime,
@@ -28,3 +29,10 @@ export const toTimelineEventView = ({ entry, redacted }: RedactedEntry): Timelin
   data: entry.data,
   redacted,
 });
+
+/**
+ * The read view of an entry with nothing redacted, as JSON text: what the
+ * timeline read model keeps beside each document, so a page writes it into
+ * the answer as it is for every event the caller is shown unredacted.
+ */
+export const unredactedViewJson = (entry: TimelineEntry): string => JSON.stringify(toTimelineEventView({ entry, redacted: [] }));
