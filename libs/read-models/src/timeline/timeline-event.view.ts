@@ -1,4 +1,4 @@
-import type { TimelineEntry } from './timeline.projection';
+import type { TimelineEntry } from './timeline-entry';
 
 /** A timeline event as read (interface.md); `created_at` only on the single-event read. */
 export interface TimelineEventView {

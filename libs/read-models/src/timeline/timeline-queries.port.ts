@@ -1,5 +1,5 @@
 import type { DataClass, Visibility } from '@im/cloudevents';
-import type { TimelineEntry } from './timeline.projection';
+import type { TimelineEntry } from './timeline-entry';
 
 export interface TimelineQuery {
   incidentId?: string;

@@ -2,8 +2,11 @@ import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type V
 import type { RecordedEvent } from '@im/event-store';
 import { INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { documentSchema, type Projection } from '../projection';
+import type { TimelineEntry } from './timeline-entry';
 import { unredactedViewJson } from './timeline-event.view';
 import type { TimelineRow } from './timeline-queries.port';
+
+export type { TimelineEntry } from './timeline-entry';
 
 /** What the timeline read model stores per event: the event itself and the keys it is sorted and found by. */
 export interface TimelineRecord {
@@ -12,29 +15,6 @@ export interface TimelineRecord {
   eventTime: string;
   /** When the ledger stored the event. */
   createdAt: string;
-  event: CloudEvent;
-}
-
-/** One event of an incident's timeline, as every read path serves it (before policy). */
-export interface TimelineEntry {
-  id: string;
-  incidentId: string;
-  /** The CloudEvent `time` in UTC: what timelines sort and filter on. */
-  eventTime: string;
-  eventType: string;
-  actor: string;
-  title: string;
-  content: string;
-  source: string;
-  /** Event data without the title. */
-  data: Record<string, unknown>;
-  /** When the ledger stored the event. */
-  createdAt: string;
-  correlationKey?: string;
-  fingerprint?: string;
-  visibility: Visibility;
-  dataClass: DataClass[];
-  /** The event as written, for JSON exports. */
   event: CloudEvent;
 }
 
