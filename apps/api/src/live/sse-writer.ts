@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { classify } from '../errors/error-mapping';
 import { flushTick } from './flush-tick';
+import { liveTrace } from './live-trace';
 import { type LiveStream, SEND_BUFFER_LIMIT_BYTES, SlowConsumerError } from './live-stream';
 
 /** One server-sent event: `id`, `event` and one `data` line of JSON (JSON text holds no raw line break). */
@@ -87,7 +88,11 @@ export async function writeEventStream<T extends object>(
       // At the tick, what queued up meanwhile goes in the same write: one system call for many events when the server is busy.
       await new Promise<void>((written) =>
         flushTick.wait(() => {
-          if (!res.destroyed) res.write(chunkOf([next.value, ...stream.takeQueued()], frame));
+          if (!res.destroyed) {
+            const items = [next.value, ...stream.takeQueued()];
+            res.write(chunkOf(items, frame));
+            if (liveTrace.on) liveTrace.wrote(items);
+          }
           written();
         }),
       );
