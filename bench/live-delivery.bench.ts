@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
@@ -35,8 +35,11 @@ const maxAppends = (url: string, incidentId: string): Promise<LoadResult> =>
     requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, body: noteBody(incidentId, 'x') }) }],
   });
 
-/** Appends a note per entry of `sentAt` at `perSecond`, open loop (each on time, whatever the answers take), writing each one's send time (ms since the epoch) into it; answers how many were refused. */
-async function pacedAppends(url: string, incidentId: string, sentAt: Float64Array, perSecond: number): Promise<number> {
+/** Set: the server records when each note passed each stage of live delivery (apps/api/src/live/live-trace.ts), and the bench writes the send, answer and receipt times beside it (`<file>.bench.json`). */
+const LIVE_TRACE_FILE = process.env.LIVE_TRACE_FILE;
+
+/** Appends a note per entry of `sentAt` at `perSecond`, open loop (each on time, whatever the answers take), writing each one's send time (ms since the epoch) into it and its answer's into `answeredAt`; answers how many were refused. */
+async function pacedAppends(url: string, incidentId: string, sentAt: Float64Array, answeredAt: number[], perSecond: number): Promise<number> {
   const total = sentAt.length;
   let failed = 0;
   const start = performance.now();
@@ -50,6 +53,7 @@ async function pacedAppends(url: string, incidentId: string, sentAt: Float64Arra
       fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers: { authorization: WRITER, 'content-type': 'application/cloudevents+json' }, body: noteBody(incidentId, i) }).then(
         async (res) => {
           await res.arrayBuffer();
+          answeredAt[i] = performance.timeOrigin + performance.now();
           if (res.status !== 201) failed++;
         },
         () => void failed++,
@@ -98,6 +102,7 @@ function merged(reports: SubscribersReport[]) {
     max: all.maxValue / 1000,
     ended: sum((r) => r.ended),
     cpuMs: sum((r) => r.cpuMs),
+    receipts: reports.map((r) => r.receipts),
   };
 }
 
@@ -129,7 +134,7 @@ function subscriberThreads(data: Omit<SubscribersData, 'part' | 'parts'>) {
  * is 30 s (BENCH_SECONDS=30).
  */
 export async function liveDelivery(seconds: number): Promise<string> {
-  return withBuiltServer('bench-live-delivery', { LOG_LEVEL: 'warn' }, async (url, _dir, pid) => {
+  return withBuiltServer('bench-live-delivery', { LOG_LEVEL: 'warn', ...(LIVE_TRACE_FILE ? { LIVE_TRACE_FILE } : {}) }, async (url, _dir, pid) => {
     const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { authorization: WRITER, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Live delivery bench', severity: 'SEV-2' }) });
     const { id: incidentId } = (await created.json()) as { id: string };
     const cpuBeforeAppends = cpuMs(`/proc/${pid}`);
@@ -147,9 +152,11 @@ export async function liveDelivery(seconds: number): Promise<string> {
     const started = performance.now();
     const cpuBeforePaced = cpuMs(`/proc/${pid}`);
     const writesBeforePaced = writeCalls(pid);
-    const failed = await pacedAppends(url, incidentId, new Float64Array(shared), APPENDS_PER_SECOND);
+    const answeredAt: number[] = [];
+    const failed = await pacedAppends(url, incidentId, new Float64Array(shared), answeredAt, APPENDS_PER_SECOND);
     const pacedSeconds = (performance.now() - started) / 1000;
     const paced = await worker.collect(30_000, total - failed);
+    if (LIVE_TRACE_FILE) writeFileSync(`${LIVE_TRACE_FILE}.bench.json`, JSON.stringify({ sentAt: [...new Float64Array(shared)], answeredAt, receipts: paced.receipts }));
     const serverPacedMs = cpuMs(`/proc/${pid}`) - cpuBeforePaced;
     const pacedWrites = writeCalls(pid) - writesBeforePaced;
     const serverDeliveryMs = serverPacedMs - serverMsPerAppend * total;

@@ -45,6 +45,8 @@ export interface SubscribersReport {
   ended: number;
   /** CPU time this thread spent (ms) from `opened` to this report: the subscribers' own cost of the deliveries. */
   cpuMs: number;
+  /** Per note (by sequence number), when this thread's first and last SSE subscriber and last graphql-ws subscriber received it (ms since the epoch; 0: not received): for bench/live-trace-stages.ts. */
+  receipts: { firstSse: number[]; lastSse: number[]; lastGql: number[] };
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -176,6 +178,9 @@ async function main(): Promise<void> {
   const latencyByKind = new Map(SUBSCRIBER_KINDS.map((kind) => [kind.name, newHistogram()]));
   const subscribers: { kind: string; received: number; seen: Uint8Array; distinct: number }[] = [];
   const closers: (() => void)[] = [];
+  const firstSse = new Float64Array(sentAt.length);
+  const lastSse = new Float64Array(sentAt.length);
+  const lastGql = new Float64Array(sentAt.length);
   let ended = 0;
   for (const kind of SUBSCRIBER_KINDS) {
     const kindLatency = latencyByKind.get(kind.name)!;
@@ -193,7 +198,12 @@ async function main(): Promise<void> {
             subscriber.received++;
             // Microseconds, to keep the histogram's integer precision below a millisecond.
             if (!sentAt[sequence]) return;
-            const micros = Math.max(1, Math.round((now() - sentAt[sequence]) * 1000));
+            const t = now();
+            if (kind.name === 'SSE') {
+              if (!firstSse[sequence]) firstSse[sequence] = t;
+              lastSse[sequence] = t;
+            } else lastGql[sequence] = t;
+            const micros = Math.max(1, Math.round((t - sentAt[sequence]) * 1000));
             latency.recordValue(micros);
             kindLatency.recordValue(micros);
           },
@@ -223,6 +233,7 @@ async function main(): Promise<void> {
       latency: encodeIntoCompressedBase64(latency),
       ended,
       cpuMs: cpuMs('/proc/thread-self') - cpuAtOpen,
+      receipts: { firstSse: [...firstSse], lastSse: [...lastSse], lastGql: [...lastGql] },
     };
     parentPort!.postMessage({ type: 'report', report });
   });

@@ -1,3 +1,4 @@
+import { liveTrace } from './live-trace';
 import { type EventLoopUtilization, type EventLoopUtilityFunction as EventLoopUtilizer, performance } from 'node:perf_hooks';
 
 /**
@@ -65,11 +66,18 @@ export class FlushTick {
     else setImmediate(() => this.fire());
   }
 
+  /** For LIVE_TRACE_FILE: when the tick fired, how many writes it ran, in how many slices. */
+  private fireStart = 0;
+  private fireCount = 0;
+  private slices = 0;
   private fire(): void {
     this.scheduled = false;
+    this.fireStart = this.now();
+    this.slices = 0;
     this.last = this.now();
     // Writers that register while this tick runs go to the next one.
     const writes = this.waiting;
+    this.fireCount = writes.length;
     this.waiting = [];
     this.flushMs = 0;
     this.runSlice(writes, 0);
@@ -83,6 +91,7 @@ export class FlushTick {
       if (this.now() - start >= SLICE_MS) break;
     }
     this.flushMs += this.now() - start;
+    this.slices++;
     if (i < writes.length) setImmediate(() => this.runSlice(writes, i));
     else this.plan();
   }
@@ -95,6 +104,7 @@ export class FlushTick {
     const othersShare = elapsed > 0 ? Math.max(0, since.active - this.flushMs) / elapsed : 0;
     const share = clamp(1 - othersShare - HEADROOM, MIN_SHARE, MAX_SHARE);
     this.intervalMs = clamp(this.flushMs / share, MIN_TICK_MS, MAX_TICK_MS);
+    if (liveTrace.on) liveTrace.tick([liveTrace.now(), this.fireCount, this.flushMs, this.now() - this.fireStart, this.slices, this.intervalMs, othersShare]);
   }
 }
 

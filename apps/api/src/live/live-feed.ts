@@ -19,6 +19,7 @@ import { IncidentVisibility } from '../policy/incident-visibility';
 import { type LivePosition, type LiveScope, TimelineCursors } from '../timeline/timeline-cursor';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { LiveStream, type Positioned } from './live-stream';
+import { liveTrace } from './live-trace';
 
 /** A timeline event as the subscriber may see it, with the cursor that resumes after it (Last-Event-ID). */
 export interface LiveTimelineEvent {
@@ -276,6 +277,8 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
    */
   private async deliver(batch: RecordedEvent[]): Promise<void> {
     const upTo = batch[batch.length - 1].position;
+    const traced = liveTrace.on ? liveTrace.sequences(batch) : [];
+    liveTrace.stage(traced, 'read');
     const byIncident = byIncidentOf(batch);
     // The snapshot and the new position in one synchronous step: see subscribe().
     this.position = upTo;
@@ -285,6 +288,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     try {
       // Withholding and the incident objects come from the read models: they must show this batch first.
       await this.progress.waitFor(upTo, this.config.projectionWaitMs);
+      liveTrace.stage(traced, 'projected');
     } catch (error) {
       timelineGroups.forEach(({ group }) => failAll(group, error));
       watcherGroups.forEach((group) => failAll(group, error));
@@ -294,7 +298,9 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
       ...timelineGroups.map(async ({ incidentId, events, group }) => {
         try {
           const items = await this.shownTimeline(group[0].principal, incidentId, events);
+          if (liveTrace.on) items.forEach((item) => liveTrace.item(item.value, item.value.event.content));
           for (const item of items) for (const s of group) s.stream.offer(item);
+          liveTrace.stage(traced, 'offered');
         } catch (error) {
           failAll(group, error);
         }

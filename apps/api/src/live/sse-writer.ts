@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { classify } from '../errors/error-mapping';
 import { flushTick } from './flush-tick';
+import { liveTrace } from './live-trace';
 import { type LiveStream, SEND_BUFFER_LIMIT_BYTES, SlowConsumerError } from './live-stream';
 
 /** One server-sent event: `id`, `event` and one `data` line of JSON (JSON text holds no raw line break). */
@@ -49,6 +50,19 @@ function chunkOf<T extends object>(items: T[], frame: (item: T) => string): Buff
 }
 
 /**
+ * Writes `chunk` to the socket now, in the flush tick's slice. Node's HTTP
+ * response corks its socket on a write and uncorks it on the next tick: every
+ * write of a slice would then reach the kernel after the slice, in one go the
+ * slice's time bound and the tick's measure of its own cost (FlushTick) never
+ * see, while requests wait behind it. The response uncorks it again on its
+ * tick, which is then a no-op.
+ */
+export function writeNow(res: ServerResponse, chunk: Buffer): void {
+  res.write(chunk);
+  if (res.socket && res.socket.writableCorked > 0) res.socket.uncork();
+}
+
+/**
  * Sends a live stream as `text/event-stream` on the hijacked reply, from the
  * first item to its end. Everything that can refuse the request (auth, cursor,
  * PDP, not found) has run before: from here the status is 200. The comment
@@ -87,7 +101,11 @@ export async function writeEventStream<T extends object>(
       // At the tick, what queued up meanwhile goes in the same write: one system call for many events when the server is busy.
       await new Promise<void>((written) =>
         flushTick.wait(() => {
-          if (!res.destroyed) res.write(chunkOf([next.value, ...stream.takeQueued()], frame));
+          if (!res.destroyed) {
+            const items = [next.value, ...stream.takeQueued()];
+            writeNow(res, chunkOf(items, frame));
+            if (liveTrace.on) liveTrace.wrote(items);
+          }
           written();
         }),
       );
