@@ -10,6 +10,14 @@ import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
 /**
+ * Runs in the page. Passed as a function, not a string: Playwright evaluates a
+ * string predicate again on every animation frame with eval, which the
+ * console's CSP (script-src 'self') refuses; a function is evaluated once.
+ */
+const countOfType = ({ type, count }: { type: string; count: number }) =>
+  (globalThis as unknown as { document: { querySelectorAll(selector: string): { length: number } } }).document.querySelectorAll(`.timeline li[data-event-type="${type}"]`).length === count;
+
+/**
  * The web console in a real browser (Debian's chromium through playwright-core),
  * against the whole api in-process: what a responder and an auditor do and see.
  * The steps build on each other (one incident, followed through), so they run in order.
@@ -126,7 +134,7 @@ describe('the web console in a browser', () => {
     const again = await t.http().post('/api/v1/timeline/events').set(bearer(token({ sub: 'alice' }))).set('content-type', 'application/cloudevents+json').send({ ...event, id: randomUUID(), data: { title: 'Callback', content: 'Phoned jane again' } });
     expect(again.status).toBe(201);
     await watcher.getByText('Phoned jane again').waitFor({ timeout: 5000 });
-    await reader.page.waitForFunction(`document.querySelectorAll('.timeline li[data-event-type="im.incident.note"]').length === 3`);
+    await reader.page.waitForFunction(countOfType, { type: 'im.incident.note', count: 3 });
     expect(await reader.page.locator('.timeline').textContent()).not.toContain('Phoned jane');
     await reader.context.close();
     await responder.getByText('Called jane@example.com about order 7').waitFor();
@@ -147,7 +155,7 @@ describe('the web console in a browser', () => {
     expect(await types()).toContain('im.incident.declare');
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('im.incident.note');
     await responder.getByRole('button', { name: 'Filter' }).click();
-    await responder.waitForFunction(`document.querySelectorAll('.timeline li[data-event-type="im.incident.declare"]').length === 0`);
+    await responder.waitForFunction(countOfType, { type: 'im.incident.declare', count: 0 });
     expect(await types()).toEqual(['im.incident.note', 'im.incident.note', 'im.incident.note']);
     await responder.getByRole('combobox', { name: /^Show/ }).selectOption('');
     await responder.getByRole('button', { name: 'Filter' }).click();
