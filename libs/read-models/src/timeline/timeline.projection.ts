@@ -121,6 +121,13 @@ export const timelineProjection: Projection<TimelineRecord> = {
   }),
 };
 
+/**
+ * A stored document's text, or how to read it when first needed: a page shows
+ * most events from their stored view, and reads the document only for an
+ * event shown redacted.
+ */
+export type StoredDoc = string | ((position: bigint) => string);
+
 /** What a store keeps of a timeline document beside it: the incident, the time, the policy's inputs and the unredacted view. */
 export interface StoredTimelineColumns {
   incidentId: string;
@@ -141,11 +148,15 @@ class TimelineRowOf implements TimelineRow {
     readonly eventTime: string,
     readonly visibility: Visibility,
     readonly dataClass: DataClass[],
-    private readonly source: { entry: TimelineEntry } | { doc: string; view: string },
+    private readonly source: { entry: TimelineEntry } | { doc: StoredDoc; view: string },
   ) {}
 
   get entry(): TimelineEntry {
-    return (this.parsed ??= 'entry' in this.source ? this.source.entry : toTimelineEntry(JSON.parse(this.source.doc) as TimelineRecord));
+    return (this.parsed ??= 'entry' in this.source ? this.source.entry : toTimelineEntry(JSON.parse(this.docText(this.source.doc)) as TimelineRecord));
+  }
+
+  private docText(doc: StoredDoc): string {
+    return typeof doc === 'string' ? doc : doc(this.position);
   }
 
   get viewJson(): string {
@@ -157,10 +168,15 @@ class TimelineRowOf implements TimelineRow {
 export const timelineRowOf = (entry: TimelineEntry, position: bigint): TimelineRow =>
   new TimelineRowOf(position, entry.incidentId, entry.eventTime, entry.visibility, entry.dataClass, { entry });
 
-/** A stored timeline document (JSON text) as the row queries return it; its columns spare parsing it where they are kept. */
-export const storedTimelineRow = (doc: string, position: bigint, columns?: StoredTimelineColumns): TimelineRow =>
-  columns === undefined
-    ? timelineRowOf(toTimelineEntry(JSON.parse(doc) as TimelineRecord), position)
+/**
+ * A stored timeline document as the row queries return it; its columns spare
+ * parsing it (or, given a reader, reading it) where they are kept.
+ */
+export function storedTimelineRow(doc: string, position: bigint, columns?: StoredTimelineColumns): TimelineRow;
+export function storedTimelineRow(doc: StoredDoc, position: bigint, columns: StoredTimelineColumns): TimelineRow;
+export function storedTimelineRow(doc: StoredDoc, position: bigint, columns?: StoredTimelineColumns): TimelineRow {
+  return columns === undefined
+    ? timelineRowOf(toTimelineEntry(JSON.parse(doc as string) as TimelineRecord), position)
     : new TimelineRowOf(
         position,
         columns.incidentId,
@@ -169,6 +185,7 @@ export const storedTimelineRow = (doc: string, position: bigint, columns?: Store
         (columns.dataClass as DataClass[] | undefined) ?? [],
         { doc, view: columns.view },
       );
+}
 
 /** The row of a recorded incident event; undefined for one the projection could not place either (a projection fault). */
 export function recordedTimelineRow(recorded: RecordedEvent): TimelineRow | undefined {

@@ -4,7 +4,7 @@ import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument }
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { storedTimelineRow } from '../../timeline/timeline.projection';
+import { type StoredDoc, storedTimelineRow } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -16,6 +16,7 @@ import type { WebhookQueries } from '../../webhooks/webhook-queries.port';
 import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
+import { ReadModelCatchingUpError } from '../../projection-progress';
 import { SqliteCollection } from './sqlite-schema';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
@@ -311,20 +312,30 @@ class SqliteIncidentQueries implements IncidentQueries {
 /** Keyset pages over (event_time, position) in either direction; every filter has an index. */
 class SqliteTimelineQueries implements TimelineQueries {
   private readonly selectByEventId;
+  private readonly selectDoc;
 
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
     private readonly timeline: SqliteCollection,
   ) {
-    this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS} FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
+    this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS}, doc FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
+    this.selectDoc = db.prepare(`SELECT doc FROM timeline WHERE key = ?`).pluck();
   }
 
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
     this.timeline.requireIndexes();
-    const row = this.selectByEventId.get(id) as TimelineColumns | undefined;
-    return row && toRow(row);
+    const row = this.selectByEventId.get(id) as [...TimelineColumns, string] | undefined;
+    return row && toRow(row, row[6]);
   }
+
+  /** A row's document, read when the page shows its event redacted (the statement is synchronous, as the row's getter is). */
+  private readonly docAt = (position: bigint): string => {
+    const doc = this.selectDoc.get(String(position)) as string | undefined;
+    // Gone only if the read models were emptied since the page was read: answered like a read during a rebuild.
+    if (doc === undefined) throw new ReadModelCatchingUpError('The timeline read model is being rebuilt');
+    return doc;
+  };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
     this.timeline.requireIndexes();
@@ -355,7 +366,7 @@ class SqliteTimelineQueries implements TimelineQueries {
     }
     const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
     const rows = this.sql.get(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`).raw().all(...params, query.limit) as TimelineColumns[];
-    return rows.map(toRow);
+    return rows.map((row) => toRow(row, this.docAt));
   }
 
   /**
@@ -370,11 +381,15 @@ class SqliteTimelineQueries implements TimelineQueries {
   }
 }
 
-/** A page reads these columns (as arrays: `.raw()`); the document is parsed only for an event shown redacted. */
-const TIMELINE_COLUMNS = 'position, doc, incident_id, event_time, visibility, data_class, view';
-type TimelineColumns = [number, string, string, string, string | null, string | null, string];
+/**
+ * A page reads these columns (as arrays: `.raw()`) and not the document: an
+ * event shown unredacted is answered with its stored view, and the document is
+ * read (and parsed) only for one shown redacted.
+ */
+const TIMELINE_COLUMNS = 'position, incident_id, event_time, visibility, data_class, view';
+type TimelineColumns = [number, string, string, string | null, string | null, string];
 
 const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
 
-const toRow = ([position, doc, incidentId, eventTime, visibility, dataClass, view]: TimelineColumns): TimelineRow =>
+const toRow = ([position, incidentId, eventTime, visibility, dataClass, view]: TimelineColumns | [...TimelineColumns, string], doc: StoredDoc): TimelineRow =>
   storedTimelineRow(doc, BigInt(position), { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
