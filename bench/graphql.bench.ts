@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { token } from '../test/support/tokens';
+import { cpuMs } from './support/cpu-time';
 import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const INCIDENTS = 10_000;
@@ -48,13 +49,18 @@ export async function graphqlReads(seconds: number): Promise<string> {
   const ceiling = startTsServer(join(__dirname, 'graphql-ceiling.server.ts'));
   try {
     const ceilingUrl = await listeningUrl(ceiling);
-    return await withBuiltServer('bench-graphql', { PROJECTION_WAIT_MS: '600000' }, (url) => measure(url, ceilingUrl, seconds), seed);
+    return await withBuiltServer('bench-graphql', { PROJECTION_WAIT_MS: '600000' }, (url, _dir, pid) => measure({ url, pid }, { url: ceilingUrl, pid: ceiling.pid! }, seconds), seed);
   } finally {
     ceiling.kill('SIGTERM');
   }
 }
 
-async function measure(url: string, ceilingUrl: string, seconds: number): Promise<string> {
+interface Server {
+  url: string;
+  pid: number;
+}
+
+async function measure({ url, pid }: Server, ceilingServer: Server, seconds: number): Promise<string> {
   const headers = { authorization: `Bearer ${token({ sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' }, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
   const post = (query: string) =>
     fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
@@ -64,12 +70,18 @@ async function measure(url: string, ceilingUrl: string, seconds: number): Promis
     if ((res.data?.myIncidents?.length ?? 0) > 0 && JSON.stringify(res).includes('INC-0000270f')) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  const run = (query: string, at = url) => load({ url: `${at}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
+  // The server's CPU per request beside the rate: the rate moves with other load on these shared cores, the CPU cost much less.
+  const run = async (query: string, server: Server = { url, pid }) => {
+    const before = cpuMs(`/proc/${server.pid}`);
+    const result = await load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
+    return { ...result, cpu: ((cpuMs(`/proc/${server.pid}`) - before) / result.requests).toFixed(2) };
+  };
   const rows: string[] = [];
   const ratios: string[] = [];
+  const costs: string[] = [];
   const ratio = (r: LoadResult, ceiling: LoadResult) => (r.rps / ceiling.rps).toFixed(2);
   for (let round = 1; round <= ROUNDS; round++) {
-    const ceiling = await run(MY_INCIDENTS, ceilingUrl);
+    const ceiling = await run(MY_INCIDENTS, ceilingServer);
     const mine = await run(MY_INCIDENTS);
     const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
     rows.push(
@@ -78,6 +90,7 @@ async function measure(url: string, ceilingUrl: string, seconds: number): Promis
       formatRow(`round ${round}: incidentStatus with assignedTo and quickTimeline`, status),
     );
     ratios.push(`round ${round}: myIncidents ${ratio(mine, ceiling)}, incidentStatus ${ratio(status, ceiling)}`);
+    costs.push(`round ${round}: ceiling ${ceiling.cpu}, myIncidents ${mine.cpu}, incidentStatus ${status.cpu}`);
   }
   const mineFiltered = await run('{ myIncidents(limit: 20, status: [OPEN], severity: [SEV_2, SEV_4]) { id title severity status lastUpdate } }');
   return [
@@ -90,5 +103,7 @@ async function measure(url: string, ceilingUrl: string, seconds: number): Promis
     formatRow('myIncidents(status: [OPEN], severity: [SEV_2, SEV_4])', mineFiltered),
     '',
     `Service / ceiling (req/s) per round: **${ratios.join('; ')}**.`,
+    '',
+    `Server CPU per request (ms, user + system from /proc): ${costs.join('; ')}.`,
   ].join('\n');
 }
