@@ -8,7 +8,9 @@ import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HE
 const INCIDENTS = 10_000;
 const RESPONDER = 'responder-1';
 const ROUNDS = 2;
-const MY_INCIDENTS = '{ myIncidents { id title severity status lastUpdate } }';
+export const MY_INCIDENTS = '{ myIncidents { id title severity status lastUpdate } }';
+/** The caller of every query: IC of half the incidents. */
+export const GRAPHQL_READER = { sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' };
 
 /** 10,000 incidents written straight into a ledger, each with responder-1 as IC and a few notes. */
 export async function seed(dataDir: string): Promise<void> {
@@ -61,7 +63,7 @@ interface Server {
 }
 
 async function measure({ url, pid }: Server, ceilingServer: Server, seconds: number): Promise<string> {
-  const headers = { authorization: `Bearer ${token({ sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' }, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
+  const headers = { authorization: `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
   const post = (query: string) =>
     fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
   // Wait until the api has projected the seeded ledger.

@@ -14,8 +14,10 @@ import { token } from '../test/support/tokens';
 import { listeningUrl, load } from './support/load';
 import { sendStorm } from './alert-storm.bench';
 import { seedLedger, uniqueEvents } from './timeline.bench';
+import { GRAPHQL_READER, MY_INCIDENTS, seed as seedIncidents } from './graphql.bench';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+const GRAPHQL_AUTH = `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 
 interface ProfileNode {
   id: number;
@@ -72,6 +74,15 @@ const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
   'alert-storm': sendStorm,
   'page-1000': (url) =>
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
+  // As bench/graphql.bench.ts asks it, on its 10,000 seeded incidents.
+  graphql: (url) =>
+    load({
+      url: `${url}/api/v1/graphql`,
+      method: 'POST',
+      headers: { authorization: GRAPHQL_AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: MY_INCIDENTS }),
+      duration: 15,
+    }),
 };
 
 function report(file: string): void {
@@ -89,13 +100,14 @@ async function main() {
   const profiles = tempDir('bench-cpuprofile');
   // 20 incidents of 1,000 events: the page is full.
   if (workload === 'page-1000') await seedLedger(data.path, 20_000, 20);
+  if (workload === 'graphql') await seedIncidents(data.path);
   const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profiles.path}`, API_MAIN], {
     env: { ...process.env, DATA_DIR: data.path, PORT: '0', NO_COLOR: '1', APP_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await listeningUrl(child);
   // Let the start-up catch-up finish so the profile shows the workload alone.
-  await new Promise((r) => setTimeout(r, workload === 'page-1000' ? 8000 : 500));
+  await new Promise((r) => setTimeout(r, workload === 'page-1000' || workload === 'graphql' ? 8000 : 500));
   console.log(`${workload}:`, await WORKLOADS[workload](url));
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
