@@ -339,10 +339,11 @@ class SqliteTimelineQueries implements TimelineQueries {
   async findByEventId(id: string): Promise<TimelineRow | undefined> {
     this.timeline.requireIndexes();
     const row = this.selectByEventId.get(id) as [...TimelineColumns, string] | undefined;
+    // The document is the last column here.
     return row && toRow(row, row[6]);
   }
 
-  /** A row's document, read when the page shows its event redacted (the statement is synchronous, as the row's getter is). */
+  /** A row's document, read when its entry is first needed: shown redacted, or tested by a filter (synchronous, as the row's getter is). */
   private readonly docAt = (position: bigint): string => {
     const doc = this.selectDoc.get(String(position)) as string | undefined;
     // Gone only if the read models were emptied since the page was read: answered like a read during a rebuild.
