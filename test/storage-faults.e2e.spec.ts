@@ -25,7 +25,7 @@ describe('a store file damaged while the server runs', () => {
   });
 
   it('events.sqlite: validate fails its integrity check, and an append answers 503 naming the damage, not 500', async () => {
-    flipRootPage(join(t.config.dataDir, 'events.sqlite'), 'sqlite_autoindex_events_1');
+    await flipRootPage(join(t.config.dataDir, 'events.sqlite'), 'sqlite_autoindex_events_1');
     const res = await t.http().get('/api/v1/validate').expect(200);
     expect(failedChecks(res.body)).toEqual([
       expect.objectContaining({ component: 'event_store', check: 'integrity', message: expect.stringMatching(/events.sqlite is damaged: quick_check found \d+ problem.*restore it from a backup$/) }),
@@ -39,7 +39,7 @@ describe('a store file damaged while the server runs', () => {
   });
 
   it('read-models.sqlite: validate fails its integrity check and says the read models can be rebuilt', async () => {
-    flipRootPage(join(t.config.dataDir, 'read-models.sqlite'), 'incidents');
+    await flipRootPage(join(t.config.dataDir, 'read-models.sqlite'), 'incidents');
     const res = await t.http().get('/api/v1/validate').expect(200);
     expect(failedChecks(res.body)).toEqual([
       expect.objectContaining({ component: 'read_store', check: 'integrity', message: expect.stringMatching(/read-models.sqlite is damaged.*rebuilt from the log$/) }),

@@ -55,7 +55,7 @@ describe('a damaged store file', () => {
   it('events.sqlite with 64 bytes flipped: refuses to start, in one line, and says to restore a backup', async () => {
     const dir = copy();
     try {
-      flipRootPage(join(dir.path, 'events.sqlite'), 'sqlite_autoindex_events_1');
+      await flipRootPage(join(dir.path, 'events.sqlite'), 'sqlite_autoindex_events_1');
       await expect(startServer({ DATA_DIR: dir.path })).rejects.toThrow(refusal(`\\S+/events.sqlite is damaged.*restore it from a backup`));
     } finally {
       dir.remove();
@@ -66,7 +66,7 @@ describe('a damaged store file', () => {
     const dir = copy();
     try {
       const file = join(dir.path, 'read-models.sqlite');
-      flipRootPage(file, 'incidents');
+      await flipRootPage(file, 'incidents');
       await expect(startServer({ DATA_DIR: dir.path })).rejects.toThrow(refusal(`\\S+/read-models.sqlite is damaged.*rebuilt from the log`));
       renameSync(file, `${file}.damaged`);
       const server = await startServer({ DATA_DIR: dir.path });
