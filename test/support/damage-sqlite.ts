@@ -6,8 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * Flips 64 bytes at the start of a table's or index's root page (its b-tree
  * header and cell pointers), after moving the WAL into the file as a clean
  * shutdown would, so the damage is what every reader finds. A running
- * server's background checkpoint may be under way (SQLite then answers busy at
- * once, without waiting): the checkpoint is tried again, 40 times at most.
+ * server's own connections may hold the WAL a moment after a write (its
+ * background checkpoint, say: CI once saw busy here), so the checkpoint is
+ * tried again, 40 times at most.
  */
 export async function flipRootPage(file: string, tree: string): Promise<void> {
   const db = new Database(file);
