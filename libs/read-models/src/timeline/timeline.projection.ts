@@ -128,6 +128,8 @@ export const timelineProjection: Projection<TimelineRecord> = {
  */
 export type StoredDoc = string | ((position: bigint) => string);
 
+const docText = (doc: StoredDoc, position: bigint): string => (typeof doc === 'string' ? doc : doc(position));
+
 /** What a store keeps of a timeline document beside it: the incident, the time, the policy's inputs and the unredacted view. */
 export interface StoredTimelineColumns {
   incidentId: string;
@@ -152,11 +154,7 @@ class TimelineRowOf implements TimelineRow {
   ) {}
 
   get entry(): TimelineEntry {
-    return (this.parsed ??= 'entry' in this.source ? this.source.entry : toTimelineEntry(JSON.parse(this.docText(this.source.doc)) as TimelineRecord));
-  }
-
-  private docText(doc: StoredDoc): string {
-    return typeof doc === 'string' ? doc : doc(this.position);
+    return (this.parsed ??= 'entry' in this.source ? this.source.entry : toTimelineEntry(JSON.parse(docText(this.source.doc, this.position)) as TimelineRecord));
   }
 
   get viewJson(): string {
@@ -172,11 +170,9 @@ export const timelineRowOf = (entry: TimelineEntry, position: bigint): TimelineR
  * A stored timeline document as the row queries return it; its columns spare
  * parsing it (or, given a reader, reading it) where they are kept.
  */
-export function storedTimelineRow(doc: string, position: bigint, columns?: StoredTimelineColumns): TimelineRow;
-export function storedTimelineRow(doc: StoredDoc, position: bigint, columns: StoredTimelineColumns): TimelineRow;
 export function storedTimelineRow(doc: StoredDoc, position: bigint, columns?: StoredTimelineColumns): TimelineRow {
   return columns === undefined
-    ? timelineRowOf(toTimelineEntry(JSON.parse(doc as string) as TimelineRecord), position)
+    ? timelineRowOf(toTimelineEntry(JSON.parse(docText(doc, position)) as TimelineRecord), position)
     : new TimelineRowOf(
         position,
         columns.incidentId,
