@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app';
@@ -8,6 +8,18 @@ import { requireConsoleBuild } from './support/console-build';
 import { accessibilityProblems, PHONE, signedIn } from './support/console-pages';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
+
+/**
+ * Where a screenshot goes: docs/ (the README shows them) only with
+ * UPDATE_SCREENSHOTS=1, so that a test run leaves the repository's files as
+ * they are; otherwise `scratch`, a directory of this run.
+ */
+function screenshotPath(name: string, scratch: string): string {
+  return join(process.env.UPDATE_SCREENSHOTS === '1' ? join(__dirname, '..', 'docs') : scratch, name);
+}
+
+/** A screenshot was written and holds an image (a PNG of some kilobytes). */
+const expectScreenshot = (path: string) => expect(statSync(path).size).toBeGreaterThan(10_000);
 
 /**
  * Runs in the page. Passed as a function, not a string: Playwright evaluates a
@@ -182,7 +194,9 @@ describe('the web console in a browser', () => {
     await phone.page.goto(`/incidents/${incidentId}`);
     await phone.page.getByRole('button', { name: 'Resolve' }).scrollIntoViewIfNeeded();
     expect(await phone.page.getByRole('button', { name: 'Resolve' }).isVisible()).toBe(true);
-    await phone.page.screenshot({ path: join(__dirname, '../docs/console-incident-phone.png'), fullPage: false });
+    const shot = screenshotPath('console-incident-phone.png', dataDir.path);
+    await phone.page.screenshot({ path: shot, fullPage: false });
+    expectScreenshot(shot);
     await phone.context.close();
   });
 
@@ -241,6 +255,8 @@ describe('the web console in a browser', () => {
   inBrowser('shows the incident page as a responder sees it (docs/console-incident.png)', async () => {
     await responder.goto(`/incidents/${incidentId}`);
     await responder.locator('.timeline li').nth(3).waitFor();
-    await responder.screenshot({ path: join(__dirname, '../docs/console-incident.png'), fullPage: true });
+    const shot = screenshotPath('console-incident.png', dataDir.path);
+    await responder.screenshot({ path: shot, fullPage: true });
+    expectScreenshot(shot);
   });
 });
