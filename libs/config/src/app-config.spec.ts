@@ -42,6 +42,11 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps delivery attempts 90 days unless DELIVERY_LOG_DAYS says otherwise (longer than any retry window)', () => {
+    expect(loadConfig({}).deliveryLogDays).toBe(90);
+    expect(loadConfig({ DELIVERY_LOG_DAYS: '31', WEBHOOK_RETRY_HOURS: '720' }).deliveryLogDays).toBe(31);
+  });
+
   it('reads the notification settings: SMTP, the console link, VAPID keys (generated when unset)', () => {
     expect(loadConfig({ PORT: '8080' }).notifications).toMatchObject({ smtpUrl: null, consoleUrl: 'http://localhost:8080', vapidKeys: null, vapidSubject: 'mailto:incidents@localhost', retryInitialMs: 5000, retryHours: 24 });
     const set = loadConfig({ SMTP_URL: 'smtps://u:p@mail.example.com', NOTIFY_FROM: 'IM <im@example.com>', CONSOLE_URL: 'https://im.example.com/', VAPID_PUBLIC_KEY: 'BPublicKeyBase64urlxxxxx', VAPID_PRIVATE_KEY: 'PrivateKeyBase64url_xxxx', VAPID_SUBJECT: 'https://im.example.com' });
@@ -76,6 +81,9 @@ describe('loadConfig', () => {
     [{ POLICY_MODE: 'rego' }, 'POLICY_MODE must be one of embedded, opa'],
     [{ POLICY_MODE: 'opa', OPA_URL: 'http://opa:8181', OPA_TIMEOUT_MS: '0' }, 'OPA_TIMEOUT_MS must be a whole number'],
     [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be like smtp://'],
+    [{ DELIVERY_LOG_DAYS: '1' }, 'DELIVERY_LOG_DAYS must be a whole number from 2 to 3650 (got "1")'],
+    [{ WEBHOOK_RETRY_HOURS: '720', DELIVERY_LOG_DAYS: '30' }, 'DELIVERY_LOG_DAYS must be longer than the longest retry window (720 hours, WEBHOOK_RETRY_HOURS or NOTIFY_RETRY_HOURS): got 30 days'],
+    [{ NOTIFY_RETRY_HOURS: '48', DELIVERY_LOG_DAYS: '2' }, 'DELIVERY_LOG_DAYS must be longer than the longest retry window (48 hours'],
     [{ SMTP_URL: 'http://user:pw@mail' }, 'SMTP_URL must be like smtp://user:password@mail.example.com:587 or smtps://… (got "http://…@mail")'],
     [{ VAPID_PUBLIC_KEY: 'BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U' }, 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY are set together'],
     [{ VAPID_PUBLIC_KEY: 'a b', VAPID_PRIVATE_KEY: 'c' }, 'must be base64url'],

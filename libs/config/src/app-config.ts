@@ -27,6 +27,8 @@ export interface AppConfig {
   webhooks: WebhooksConfig;
   live: LiveConfig;
   notifications: NotificationsConfig;
+  /** Days a delivery attempt (webhook or notification) stays in the delivery log; longer than every retry window. */
+  deliveryLogDays: number;
   logLevel: LogLevelName;
 }
 
@@ -258,10 +260,25 @@ function consoleOidcClientId(env: Env): string | null {
   return clientId;
 }
 
+/**
+ * The delivery log keeps a message's attempts while it may still be retried:
+ * a retry window counts from the message's first attempt in the log.
+ */
+function deliveryLogDays(env: Env, webhooks: WebhooksConfig, notifications: NotificationsConfig): number {
+  const days = integer(env, 'DELIVERY_LOG_DAYS', 90, 2, 3650);
+  const longestRetryHours = Math.max(webhooks.retryHours, notifications.retryHours);
+  if (days * 24 <= longestRetryHours) {
+    throw new ConfigError(`DELIVERY_LOG_DAYS must be longer than the longest retry window (${longestRetryHours} hours, WEBHOOK_RETRY_HOURS or NOTIFY_RETRY_HOURS): got ${days} days`);
+  }
+  return days;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const appEnv = oneOf(env, 'APP_ENV', ['development', 'production'], 'development');
   const dataDir = env.DATA_DIR || './data';
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const webhooks = webhooksConfig(env, appEnv);
+  const notifications = notificationsConfig(env, port, appEnv);
   return {
     env: appEnv,
     // Development serves incident REST without a token, so it stays on loopback unless told otherwise.
@@ -277,12 +294,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     consoleOidcClientId: consoleOidcClientId(env),
     ledgerSigningKey: env.LEDGER_SIGNING_KEY || null,
     http: httpConfig(env),
-    webhooks: webhooksConfig(env, appEnv),
+    webhooks,
     live: {
       queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
       heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
     },
-    notifications: notificationsConfig(env, port, appEnv),
+    notifications,
+    deliveryLogDays: deliveryLogDays(env, webhooks, notifications),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   };
 }

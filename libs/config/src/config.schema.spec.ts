@@ -36,6 +36,7 @@ describe('CONFIG_SCHEMA agrees with loadConfig', () => {
     expect(properties.JWT_KEY_REMOVAL_MS.default).toBe(config.jwt.keyRemovalMs);
     expect(properties.LIVE_QUEUE_LIMIT.default).toBe(config.live.queueLimit);
     expect(properties.LIVE_HEARTBEAT_MS.default).toBe(config.live.heartbeatMs);
+    expect(properties.DELIVERY_LOG_DAYS.default).toBe(config.deliveryLogDays);
     expect(config.dataDir.endsWith(String(properties.DATA_DIR.default).replace('./', '/'))).toBe(true);
   });
 });

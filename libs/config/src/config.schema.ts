@@ -71,6 +71,13 @@ export const CONFIG_SCHEMA = {
     NOTIFY_RETRY_HOURS: { type: 'number', minimum: 0, maximum: 720, default: 24, description: 'How long a failed notification is retried (5 s, doubling, ±20 % jitter)' },
     NOTIFY_RETRY_INITIAL_MS: { type: 'integer', minimum: 1, maximum: 3600000, default: 5000, description: 'The first retry delay (for tests)' },
     PUSH_ALLOW_PRIVATE_NETWORKS: { enum: ['true', 'false'], default: 'false', description: 'true: push endpoints may be loopback, private and link-local addresses (development and tests only)' },
+    DELIVERY_LOG_DAYS: {
+      type: 'integer',
+      minimum: 2,
+      maximum: 3650,
+      default: 90,
+      description: 'Days a webhook or notification delivery attempt stays in the delivery log; must be longer than WEBHOOK_RETRY_HOURS and NOTIFY_RETRY_HOURS',
+    },
     LOG_LEVEL: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info', description: 'JSON logs on stdout' },
   },
 } as const;

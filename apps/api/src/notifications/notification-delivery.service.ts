@@ -74,6 +74,7 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     });
     this.dispatcher = new OutboundDispatcher(channel, this.eventStore, this.outbound, {
       schedule: new RetrySchedule({ initialMs: notifications.retryInitialMs, windowMs: notifications.retryHours * HOUR_MS }),
+      logDays: this.config.deliveryLogDays,
       onError: (what, error) => this.logger.error(`Could not ${what}, will try again: ${String(error)}`),
       // The clock that decides when a decision is due also times its retries.
       now: () => this.clock.now().getTime(),

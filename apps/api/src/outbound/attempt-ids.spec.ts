@@ -1,4 +1,4 @@
-import { AttemptIds } from './attempt-ids';
+import { AttemptIds, firstAttemptIdAt } from './attempt-ids';
 
 describe('AttemptIds', () => {
   it('keeps increasing when the clock steps back, stands still or runs on', () => {
@@ -21,5 +21,14 @@ describe('AttemptIds', () => {
 
   it('differs between processes started in the same millisecond (a restart after the clock stepped back)', () => {
     expect(new AttemptIds().next(1000)).not.toBe(new AttemptIds().next(1000));
+  });
+
+  it('gives a bound that sorts after every id made before its time and before every id made at or after it', () => {
+    const ids = new AttemptIds();
+    const before = [ids.next(1_700_000_000_000), ids.next(1_700_000_000_999)];
+    const after = [ids.next(1_700_000_001_000), ids.next(1_700_000_001_000), ids.next(1_800_000_000_000)];
+    const bound = firstAttemptIdAt(1_700_000_001_000);
+    expect(before.every((id) => id < bound)).toBe(true);
+    expect(after.every((id) => id > bound)).toBe(true);
   });
 });

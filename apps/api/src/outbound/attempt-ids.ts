@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
 const MAX_SEQUENCE = 0xffffff;
+/** An id begins with its millisecond in this many hex digits. */
+const TIME_DIGITS = 12;
+
+/** Sorts after every id made before `time` (ms since the epoch) and before every id made at or after it. */
+export const firstAttemptIdAt = (time: number): string => Math.max(0, Math.floor(time)).toString(16).padStart(TIME_DIGITS, '0');
 
 /**
  * Attempt ids in the order they were made, strictly increasing whatever the
@@ -24,6 +29,6 @@ export class AttemptIds {
       this.lastTime += 1;
       this.sequence = 0;
     }
-    return `${this.lastTime.toString(16).padStart(12, '0')}${this.sequence.toString(16).padStart(6, '0')}${this.tail}`;
+    return `${this.lastTime.toString(16).padStart(TIME_DIGITS, '0')}${this.sequence.toString(16).padStart(6, '0')}${this.tail}`;
   }
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventStore, RecordedEvent } from '@im/event-store';
 import type { OutboundStore, ResendRequest } from '@im/read-models';
 import { AttemptIds } from './attempt-ids';
+import { DeliveryLogPruner } from './delivery-log-pruner';
 import type { OutboundChannel, OutboundMessage, OutboundTarget } from './outbound-channel';
 import { LedgerTail } from './ledger-tail';
 import { OutboundJournal } from './outbound-journal';
@@ -13,6 +14,8 @@ const RESEND_POLL_MS = 500;
 
 export interface DispatcherOptions {
   schedule: RetrySchedule;
+  /** DELIVERY_LOG_DAYS: how long attempts stay in the log. */
+  logDays: number;
   onError: (what: string, error: unknown) => void;
   now?: () => number;
 }
@@ -24,11 +27,13 @@ const attemptIds = new AttemptIds();
  * Runs one outbound channel: a durable consumer of the ledger per target,
  * each resuming from its own checkpoint (a new target from its start
  * position), all reading through one ledger subscription and committing
- * through one journal; and the re-sends asked for through the api.
+ * through one journal; the re-sends asked for through the api; and the
+ * pruning of the channel's delivery log.
  */
 export class OutboundDispatcher<Target extends OutboundTarget, Message extends OutboundMessage> {
   private readonly tail: LedgerTail;
   private readonly journal: OutboundJournal;
+  private readonly pruner: DeliveryLogPruner;
   private readonly workers = new Map<string, OutboundWorker<Target, Message>>();
   private readonly context: WorkerContext<Target, Message>;
   /** Target changes apply one at a time, in the order they were made. */
@@ -45,6 +50,7 @@ export class OutboundDispatcher<Target extends OutboundTarget, Message extends O
     const now = options.now ?? Date.now;
     this.tail = new LedgerTail(eventStore);
     this.journal = new OutboundJournal(store, (error) => options.onError('commit deliveries', error));
+    this.pruner = new DeliveryLogPruner(store, channel.name, options.logDays, now, (error) => options.onError(`prune the ${channel.name} delivery log`, error));
     this.context = {
       channel,
       tail: this.tail,
@@ -60,6 +66,7 @@ export class OutboundDispatcher<Target extends OutboundTarget, Message extends O
   async start(onEvents: (events: RecordedEvent[]) => void): Promise<bigint> {
     this.tail.listen(onEvents);
     this.journal.start();
+    this.pruner.start();
     return this.tail.start((error) => this.options.onError('follow the ledger', error));
   }
 
@@ -74,6 +81,7 @@ export class OutboundDispatcher<Target extends OutboundTarget, Message extends O
     await Promise.all([...this.workers.values()].map((worker) => worker.stop()));
     this.workers.clear();
     await this.resending;
+    await this.pruner.stop();
     await this.tail.stop();
     await this.journal.stop();
   }

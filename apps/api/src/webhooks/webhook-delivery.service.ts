@@ -53,6 +53,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     const channel = new WebhookChannel(this.authorizer, this.progress, this.config.projectionWaitMs, sender, (id) => this.commands.disable(id, 'gone'));
     this.dispatcher = new OutboundDispatcher(channel, this.eventStore, this.store, {
       schedule: new RetrySchedule({ initialMs: webhooks.retryInitialMs, windowMs: webhooks.retryHours * HOUR_MS }),
+      logDays: this.config.deliveryLogDays,
       onError: (what, error) => this.logger.error(`Could not ${what}, will try again: ${String(error)}`),
       now: () => this.clock.now().getTime(),
     });

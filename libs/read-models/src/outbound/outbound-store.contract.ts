@@ -81,6 +81,21 @@ export function describeOutboundStoreContract(adapter: string, makeHarness: () =
       expect(await store.checkpoint('webhook:w1')).toBe(9n);
     });
 
+    it('prunes the oldest attempts of a channel before a bound, a limited number at a time; later attempts of an event keep counting on', async () => {
+      const [old1, old2, other, mail, kept] = [attempt('w1', 'e1'), attempt('w1', 'e1'), attempt('w1', 'e2'), attempt('m1', 'e1', { channel: 'notification' }), attempt('w1', 'e1')];
+      await store.commit([{ consumer: 'webhook:w1', attempts: [old1, old2, other, kept] }, { consumer: 'notification:m1', attempts: [mail] }]);
+      const bound = kept.id;
+      expect(await store.pruneAttempts('webhook', bound, 2)).toBe(2);
+      expect(await store.pruneAttempts('webhook', bound, 2)).toBe(1);
+      expect(await store.pruneAttempts('webhook', bound, 2)).toBe(0);
+      expect((await store.attempts('webhook', 'w1', 10)).map((a) => [a.id, a.attempt])).toEqual([[kept.id, 3]]);
+      expect(await store.findAttempt('notification', 'm1', mail.id)).toEqual({ ...mail, attempt: 1 });
+      expect(await store.history('webhook', 'w1', kept.messageId)).toEqual({ attempts: 1, firstAttemptedAt: kept.attemptedAt });
+      const next = attempt('w1', 'e1');
+      await store.commit([{ consumer: 'webhook:w1', attempts: [next] }]);
+      expect((await store.findAttempt('webhook', 'w1', next.id))?.attempt).toBe(4);
+    });
+
     it('holds re-send requests until they are carried out, oldest first, once each', async () => {
       const request = (id: string, second: number) => ({ id, channel: 'webhook', targetId: 'w1', attemptId: 'a1', requestedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString() });
       await store.requestResend(request('r2', 2));

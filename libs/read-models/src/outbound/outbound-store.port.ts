@@ -15,7 +15,7 @@ export interface DeliveryAttempt {
   position: bigint;
   /** The message id the receiver sees (webhook-id), the same on every attempt of the event. */
   messageId: string;
-  /** From 1 per event and target, re-sends included: numbered by the store as it records the attempt. */
+  /** From 1 per event and target, re-sends included: numbered by the store as it records the attempt, one past the event's last. */
   attempt: number;
   attemptedAt: string;
   /** null when no answer came. */
@@ -77,4 +77,11 @@ export interface OutboundStore {
   pendingResends(channel: string): Promise<ResendRequest[]>;
   /** Called once the re-send's attempt is committed. */
   completeResend(id: string): Promise<void>;
+  /**
+   * Removes from the log up to `limit` of the channel's attempts whose id
+   * sorts before `before`, oldest first (ids begin with the time they were
+   * made: see AttemptIds); answers how many it removed. An event's later
+   * attempts keep their numbers, and the next one is numbered after them.
+   */
+  pruneAttempts(channel: string, before: string, limit: number): Promise<number>;
 }

@@ -16,7 +16,7 @@ const toAttempt = ({ _id, position, ...attempt }: StoredAttempt): DeliveryAttemp
 export class MongoOutboundStore implements OutboundStore {
   private readonly checkpoints;
   private readonly attemptLog;
-  /** Per event and target, how many attempts were made: numbers the next one atomically. */
+  /** Per event and target, how many attempts were made (numbers the next one atomically) and the id of the last, by which it is pruned. */
   private readonly counters;
   private readonly resends;
 
@@ -44,10 +44,9 @@ export class MongoOutboundStore implements OutboundStore {
     attemptSchema.index({ channel: 1, targetId: 1, _id: -1 });
     attemptSchema.index({ channel: 1, targetId: 1, messageId: 1 });
     this.attemptLog = connection.model<StoredAttempt>('outbound_attempts', attemptSchema);
-    this.counters = connection.model<{ _id: string; n: number }>(
-      'outbound_attempt_counters',
-      new Schema<{ _id: string; n: number }>({ _id: String, n: Number }, { collection: 'ob_attempt_counters', versionKey: false }),
-    );
+    const counterSchema = new Schema<{ _id: string; n: number; last: string }>({ _id: String, n: Number, last: String }, { collection: 'ob_attempt_counters', versionKey: false });
+    counterSchema.index({ last: 1 });
+    this.counters = connection.model<{ _id: string; n: number; last: string }>('outbound_attempt_counters', counterSchema);
     this.resends = connection.model<StoredResend>(
       'outbound_resends',
       new Schema<StoredResend>({ _id: String, channel: String, targetId: String, attemptId: String, requestedAt: String }, { collection: 'ob_resends', versionKey: false }),
@@ -57,6 +56,7 @@ export class MongoOutboundStore implements OutboundStore {
   /** The indexes the queries need (MongoReadStore.connect calls it). */
   async syncIndexes(): Promise<void> {
     await this.attemptLog.syncIndexes();
+    await this.counters.syncIndexes();
   }
 
   async checkpoint(consumer: string): Promise<bigint | undefined> {
@@ -70,7 +70,7 @@ export class MongoOutboundStore implements OutboundStore {
       for (const { id, position, ...attempt } of made) {
         const counter = await this.counters.findOneAndUpdate(
           { _id: `${attempt.channel}\n${attempt.targetId}\n${attempt.eventId}` },
-          { $inc: { n: 1 } },
+          { $inc: { n: 1 }, $max: { last: id } },
           { upsert: true, new: true },
         );
         attempts.push({ ...attempt, _id: id, position: hex(position), attempt: counter!.n });
@@ -116,5 +116,14 @@ export class MongoOutboundStore implements OutboundStore {
 
   async completeResend(id: string): Promise<void> {
     await this.resends.deleteOne({ _id: id });
+  }
+
+  /** A counter goes once every attempt it numbered is older than `before`: no attempt of its event is left to retry. */
+  async pruneAttempts(channel: string, before: string, limit: number): Promise<number> {
+    const oldest = await this.attemptLog.find({ channel, _id: { $lt: before } }).sort({ _id: 1 }).limit(limit).select({ _id: 1 }).lean();
+    if (oldest.length === 0) return 0;
+    const { deletedCount } = await this.attemptLog.deleteMany({ _id: { $in: oldest.map(({ _id }) => _id) } });
+    await this.counters.deleteMany({ _id: { $regex: `^${channel}\n` }, last: { $lt: before } });
+    return deletedCount;
   }
 }

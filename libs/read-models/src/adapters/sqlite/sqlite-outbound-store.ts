@@ -41,6 +41,7 @@ export class SqliteOutboundStore implements OutboundStore {
   private readonly selectResends;
   private readonly deleteResend;
   private readonly commitAll;
+  private readonly deleteOldest;
 
   constructor(db: Database.Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS outbound_checkpoints (consumer TEXT PRIMARY KEY, position INTEGER NOT NULL);
@@ -57,12 +58,12 @@ export class SqliteOutboundStore implements OutboundStore {
       `INSERT INTO outbound_checkpoints (consumer, position) VALUES (?, ?)
        ON CONFLICT (consumer) DO UPDATE SET position = max(position, excluded.position)`,
     );
-    // The attempt is numbered in the insert itself: one more than the event's attempts already recorded.
+    // The attempt is numbered in the insert itself: one past the event's last attempt recorded (its earlier ones may have been pruned).
     // An attempt committed again (after a commit that failed part way) is the same attempt: kept once, never a failed batch.
     this.insertAttempt = db.prepare(
       `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
        VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
-         1 + (SELECT count(*) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId),
+         1 + coalesce((SELECT max(attempt) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId), 0),
          @attemptedAt, @statusCode, @error, @durationMs)
        ON CONFLICT (id) DO NOTHING`,
     );
@@ -76,6 +77,7 @@ export class SqliteOutboundStore implements OutboundStore {
     );
     this.selectResends = db.prepare(`SELECT * FROM outbound_resends WHERE channel = ? ORDER BY requested_at, id`);
     this.deleteResend = db.prepare(`DELETE FROM outbound_resends WHERE id = ?`);
+    this.deleteOldest = db.prepare(`DELETE FROM outbound_attempts WHERE id IN (SELECT id FROM outbound_attempts WHERE id < ? AND channel = ? ORDER BY id LIMIT ?)`);
     this.commitAll = db.transaction((progress: OutboundProgress[]) => {
       for (const { consumer, position, attempts } of progress) {
         for (const attempt of attempts) this.insertAttempt.run({ ...attempt, position: attempt.position });
@@ -122,5 +124,9 @@ export class SqliteOutboundStore implements OutboundStore {
 
   async completeResend(id: string): Promise<void> {
     this.deleteResend.run(id);
+  }
+
+  async pruneAttempts(channel: string, before: string, limit: number): Promise<number> {
+    return this.deleteOldest.run(before, channel, limit).changes;
   }
 }
