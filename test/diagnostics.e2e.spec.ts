@@ -6,6 +6,7 @@ import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { startTestApp, type TestApp } from './support/app';
 import { expectError } from './support/expect-error';
+import { checkpointWal } from './support/sqlite-checkpoint';
 import { bearer, token } from './support/tokens';
 
 const SECRET = { JWT_SECRET: 's'.repeat(40) };
@@ -128,12 +129,21 @@ describe('POST /api/v1/simulate', () => {
         .filter(existsSync)
         .map((file) => [file, createHash('sha256').update(readFileSync(file)).digest('hex')]),
     );
+  /**
+   * The server's background checkpoint copies what the WAL holds into the
+   * file whenever it runs, writes or not: emptied first, the WAL leaves it
+   * nothing to copy, so only a write could change a byte.
+   */
+  const settledFileHashes = async () => {
+    for (const name of ['events.sqlite', 'read-models.sqlite']) await checkpointWal(join(t.config.dataDir, name));
+    return fileHashes();
+  };
 
   const event = (fields: Record<string, unknown>) => ({ specversion: '1.0', id: `sim-${Math.random()}`, source: 'im://sim', time: '2026-11-22T10:00:00Z', ...fields });
 
   it('reports what each event would do, errors by index, and leaves the store byte-identical', async () => {
     await t.http().post(`/api/v1/incidents/${incidentId}/ack`).expect(200);
-    const before = fileHashes();
+    const before = await settledFileHashes();
     const events: Record<string, unknown>[] = [
       event({ id: 'legacy-1', type: 'incident.trigger', data: { title: 'From a legacy sender', severity: 'SEV-2' } }),
       event({ type: 'im.incident.note', subject: `incident/${incidentId}`, data: { content: 'would be noted' } }),
