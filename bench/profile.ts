@@ -93,17 +93,17 @@ function myIncidents(url: string, headers: Record<string, string>) {
   });
 }
 
-const WINDOW_PRELOAD = join(__dirname, 'support', 'cpu-profile-window.preload.js');
+const PROFILER_PRELOAD = join(__dirname, 'support', 'cpu-profile.preload.js');
 const GRAPHQL_CEILING = join(__dirname, 'graphql-ceiling.server.ts');
 
 /** The profiled server: the built api on `dataDir`, or the GraphQL ceiling. */
 function startProfiled(workload: string, dataDir: string, profileDir: string): ChildProcess {
-  const env = { ...process.env, BENCH_CPU_PROF_DIR: profileDir, NO_COLOR: '1' };
+  const env = { ...process.env, BENCH_CPU_PROF_DIR: profileDir, BENCH_CPU_PROF_WINDOW: '1', NO_COLOR: '1' };
   const stdio: ['ignore', 'pipe', 'inherit'] = ['ignore', 'pipe', 'inherit'];
   if (workload === 'graphql-ceiling') {
-    return spawn(process.execPath, ['-r', WINDOW_PRELOAD, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', GRAPHQL_CEILING], { env, stdio });
+    return spawn(process.execPath, ['-r', PROFILER_PRELOAD, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', GRAPHQL_CEILING], { env, stdio });
   }
-  return spawn(process.execPath, ['-r', WINDOW_PRELOAD, API_MAIN], { env: { ...env, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
+  return spawn(process.execPath, ['-r', PROFILER_PRELOAD, API_MAIN], { env: { ...env, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
 }
 
 /** Waits for the profile the preload writes when told to stop. */
