@@ -268,6 +268,9 @@ describe('the comment line of a quiet stream', () => {
     try {
       const id = await declare(t);
       const response = await fetch(`${url}/api/v1/incidents/${id}/timeline/stream`, { headers: bearer(READER), signal: controller.signal });
+      // A hijacked reply still carries the API's security headers.
+      expect(response.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       const reader = response.body!.getReader();
       const decoder = new TextDecoder();
       // Arrival times of the opening comment and of each keep-alive after it.
