@@ -1,5 +1,7 @@
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
+import { cpus } from 'node:os';
 import { token } from '../test/support/tokens';
+import { cpuMs } from './support/cpu-time';
 import { withBuiltServer } from './support/load';
 
 const AUTH = `Bearer ${token({ sub: 'alertmanager', roles: ['timeline.writer', 'timeline.reader'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -68,16 +70,47 @@ interface StormRun {
   errors: string[];
   /** Incidents the storm opened (the server's count after it, less the count before). */
   opened: number;
+  /** CPU per alert (µs) while the storm was sent, when the api's pid is known. */
+  cpu?: StormCpu;
+}
+
+interface StormCpu {
+  apiMain: number;
+  /** The api's other threads: ledger chaining, V8's garbage-collection helpers, libuv's pool (fdatasync). */
+  apiOthers: number;
+  /** This process: the load generator, on the same cores. */
+  client: number;
+}
+
+/** CPU time so far (ms) of the api's main thread, of the whole api process, and of this process. */
+function cpuNow(pid: number) {
+  const own = process.cpuUsage();
+  return { apiMain: cpuMs(`/proc/${pid}/task/${pid}`), api: cpuMs(`/proc/${pid}`), client: (own.user + own.system) / 1000 };
+}
+
+function cpuPerAlert(before: ReturnType<typeof cpuNow>, after: ReturnType<typeof cpuNow>): StormCpu {
+  const perAlert = (ms: number) => Math.round((ms * 1000) / ALERTS);
+  return {
+    apiMain: perAlert(after.apiMain - before.apiMain),
+    apiOthers: perAlert(after.api - before.api - (after.apiMain - before.apiMain)),
+    client: perAlert(after.client - before.client),
+  };
+}
+
+/** The rates the storm's CPU allows: with the whole machine's cores, and with the api's main thread alone. */
+function ceilings({ apiMain, apiOthers, client }: StormCpu): string {
+  return `${Math.round((cpus().length * 1e6) / (apiMain + apiOthers + client))} | ${Math.round(1e6 / apiMain)}`;
 }
 
 /** Sends one storm of the fingerprints starting with `prefix` and measures it. */
-async function storm(url: string, prefix: string): Promise<StormRun> {
+async function storm(url: string, prefix: string, pid?: number): Promise<StormRun> {
   const bodies = payloads(prefix);
   const before = await incidentCount(url);
   const latencies: number[] = [];
   const errors: string[] = [];
   let stored = 0;
   let next = 0;
+  const cpuBefore = pid === undefined ? undefined : cpuNow(pid);
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
@@ -96,9 +129,10 @@ async function storm(url: string, prefix: string): Promise<StormRun> {
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = pid === undefined ? undefined : cpuPerAlert(cpuBefore!, cpuNow(pid));
   latencies.sort((a, b) => a - b);
   const [p50, p99] = [50, 99].map((p) => Math.round(percentile(latencies, p)));
-  return { rate: Math.round(ALERTS / seconds), p50, p99, stored, errors, opened: (await incidentCount(url)) - before };
+  return { rate: Math.round(ALERTS / seconds), p50, p99, stored, errors, opened: (await incidentCount(url)) - before, cpu };
 }
 
 /**
@@ -107,10 +141,10 @@ async function storm(url: string, prefix: string): Promise<StormRun> {
  * still compiling the code the storm runs), the second the same server
  * afterwards, as a storm meets a service that has been running.
  */
-export async function sendStorm(url: string): Promise<string> {
+export async function sendStorm(url: string, pid?: number): Promise<string> {
   const runs: [string, StormRun][] = [
-    ['first storm, server just started', await storm(url, 'storm')],
-    ['second storm, 100 other fingerprints, same server', await storm(url, 'later')],
+    ['first storm, server just started', await storm(url, 'storm', pid)],
+    ['second storm, 100 other fingerprints, same server', await storm(url, 'later', pid)],
   ];
   const firstError = runs.flatMap(([, run]) => run.errors)[0];
   return [
@@ -122,9 +156,19 @@ export async function sendStorm(url: string): Promise<string> {
     '|---|---|---|---|---|---|---|',
     ...runs.map(([name, run]) => `| ${name} | **${run.rate}** | ${run.p50} | ${run.p99} | ${run.stored} | ${run.errors.length} | ${run.opened} |`),
     ...(firstError ? ['', `First error: \`${firstError.slice(0, 300)}\``] : []),
+    ...(runs[0][1].cpu
+      ? [
+          '',
+          `Where the CPU went, per alert, while each storm was sent (user + system from /proc, 10 ms resolution), and the rates it allows: with all ${cpus().length} cores doing nothing else (the machine's ceiling for this mix), and with the api's main thread alone as the limit.`,
+          '',
+          "| storm | api main thread µs | api's other threads µs | load generator µs | machine ceiling alerts/s | main-thread ceiling alerts/s |",
+          '|---|---|---|---|---|---|',
+          ...runs.map(([name, { cpu }]) => `| ${name} | ${cpu!.apiMain} | ${cpu!.apiOthers} | ${cpu!.client} | ${ceilings(cpu!)} |`),
+        ]
+      : []),
   ].join('\n');
 }
 
-export const alertStorm = (): Promise<string> => withBuiltServer('bench-alert-storm', {}, sendStorm);
+export const alertStorm = (): Promise<string> => withBuiltServer('bench-alert-storm', {}, (url, _dataDir, pid) => sendStorm(url, pid));
 
 if (require.main === module) void alertStorm().then(console.log);
