@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { toCloudEvent } from '@im/cloudevents';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { type IncidentEvent, incidentStreamId } from '@im/incidents';
+import { buildIndexesInWorker } from '@im/persistence';
 import {
   ALL_PROJECTIONS,
   foldBatch,
@@ -20,13 +21,16 @@ const dir = tempDir('projections');
 afterAll(() => dir.remove());
 
 let n = 0;
-function open() {
+/** `indexesInWorker`: the read store builds the indexes that end a bulk load in a worker thread, as the api and the projector do. */
+function open({ indexesInWorker = false } = {}) {
   const sub = join(dir.path, String(++n));
   mkdirSync(sub);
+  const readFile = join(sub, 'read.sqlite');
+  const buildIndexes = indexesInWorker ? (statements: string[], cacheSize: number) => buildIndexesInWorker(readFile, statements, cacheSize) : undefined;
   return {
     events: new SqliteEventStore(join(sub, 'events.sqlite'), { pollIntervalMs: 20 }),
-    read: new SqliteReadStore(join(sub, 'read.sqlite')),
-    readFile: join(sub, 'read.sqlite'),
+    read: new SqliteReadStore(readFile, undefined, { buildIndexes }),
+    readFile,
   };
 }
 
@@ -145,8 +149,11 @@ describe('projection runner', () => {
     await read.close();
   });
 
-  it('rebuilds the read models from the log into the same rows, byte for byte', async () => {
-    const { events, read, readFile } = open();
+  it.each([
+    ['its indexes built on its own connection', false],
+    ['its indexes built in a worker thread', true],
+  ])('rebuilds the read models from the log into the same rows, byte for byte, %s', async (_, indexesInWorker) => {
+    const { events, read, readFile } = open({ indexesInWorker });
     await seed(events, 25);
     const runner = new ProjectionRunner(events, read, ALL_PROJECTIONS);
     await runner.start();

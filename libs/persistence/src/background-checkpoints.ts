@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { type SqliteWorkerError, startSqliteWorker } from './sqlite-worker';
 
 /** How often the worker copies what the WALs hold into the database files. */
 export const CHECKPOINT_INTERVAL_MS = 100;
@@ -13,14 +14,10 @@ export const FALLBACK_CHECKPOINT_PAGES = 16_000;
 /**
  * The worker: one connection per file, a PASSIVE checkpoint of each every
  * interval (it waits for no reader or writer, and skips a file whose WAL has
- * nothing new). Loaded like the quick_check worker (storage-checks.ts): the
- * bundled api has no file of its own for a worker.
+ * nothing new).
  */
 const CHECKPOINTER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createRequire } = require('node:module');
-let Database;
-try { Database = createRequire(workerData.entry)('better-sqlite3'); } catch { Database = createRequire(process.cwd() + '/')('better-sqlite3'); }
+const Database = loadDatabase();
 const connections = [];
 try {
   for (const file of workerData.files) {
@@ -73,10 +70,10 @@ export class BackgroundCheckpoints {
    * commits checkpointing on their own past FALLBACK_CHECKPOINT_PAGES.
    */
   static start(files: string[], onFailure: (message: string) => void, intervalMs = CHECKPOINT_INTERVAL_MS): BackgroundCheckpoints {
-    const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { files, intervalMs, entry: process.argv[1] ?? `${process.cwd()}/` } });
+    const worker = startSqliteWorker(CHECKPOINTER, { files, intervalMs });
     // Never what keeps the process alive.
     worker.unref();
-    worker.on('message', ({ error }: { error?: { message: string; code?: string } }) => {
+    worker.on('message', ({ error }: { error?: SqliteWorkerError }) => {
       if (error) onFailure(`Background WAL checkpoints did not start (${error.code ?? 'error'}: ${error.message}); commits checkpoint on their own`);
     });
     worker.on('error', (error) => onFailure(`Background WAL checkpoints stopped (${error.message}); commits checkpoint on their own`));

@@ -3,4 +3,5 @@ export * from './projections.module';
 export * from './data-dir-lock';
 export * from './storage-error';
 export * from './storage-checks';
+export * from './background-index-builds';
 export * from './startup-failure';

@@ -22,6 +22,7 @@ import {
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './background-checkpoints';
+import { buildIndexesInWorker } from './background-index-builds';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -101,7 +102,12 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES }));
+  return openEmbedded(config, 'read_store', (file) =>
+    new SqliteReadStore(file, undefined, {
+      autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
+      buildIndexes: (statements, cacheSize) => buildIndexesInWorker(file, statements, cacheSize),
+    }),
+  );
 }
 
 export interface Stores {

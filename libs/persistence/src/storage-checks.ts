@@ -1,22 +1,16 @@
 import { statfs } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
+import { type SqliteWorkerError, startSqliteWorker, workerError } from './sqlite-worker';
 import { StorageError, storageError } from './storage-error';
 
 /**
  * Runs SQLite's quick_check in a worker thread on a fresh read-only
  * connection: it reads what is on disk (not a connection's page cache) and
- * takes about a second per GB without stalling the event loop. The bundled
- * api has no file of its own for a worker, so the code is evaluated, and
- * better-sqlite3 is loaded from the entry script's node_modules (or the
- * working directory's).
+ * takes about a second per GB without stalling the event loop.
  */
 const QUICK_CHECK = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createRequire } = require('node:module');
 let db;
 try {
-  let Database;
-  try { Database = createRequire(workerData.entry)('better-sqlite3'); } catch { Database = createRequire(process.cwd() + '/')('better-sqlite3'); }
+  const Database = loadDatabase();
   db = new Database(workerData.file, { readonly: true, fileMustExist: true });
   const lines = db.prepare('PRAGMA quick_check').pluck().all().flatMap((row) => row.split('\\n'));
   // "ok" when sound; a row may hold several lines, some only headings ("*** in database main ***").
@@ -29,17 +23,13 @@ try {
 
 interface QuickCheckAnswer {
   problems?: string[];
-  error?: { message: string; code?: string };
+  error?: SqliteWorkerError;
 }
 
 function runQuickCheck(file: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(QUICK_CHECK, { eval: true, workerData: { file, entry: process.argv[1] ?? `${process.cwd()}/` } });
-    worker.once('message', ({ problems, error }: QuickCheckAnswer) => {
-      if (problems) resolve(problems);
-      // With its code (SQLITE_NOTADB, SQLITE_CORRUPT), so it is classified like any other storage fault.
-      else reject(Object.assign(new Error(error?.message), { code: error?.code }));
-    });
+    const worker = startSqliteWorker(QUICK_CHECK, { file });
+    worker.once('message', ({ problems, error }: QuickCheckAnswer) => (problems ? resolve(problems) : reject(workerError(error))));
     worker.once('error', reject);
   });
 }

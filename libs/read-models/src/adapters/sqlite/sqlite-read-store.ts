@@ -43,6 +43,11 @@ class StatementCache {
   }
 }
 
+export interface SqliteReadStoreOptions {
+  autoCheckpointPages?: number;
+  buildIndexes?: (statements: string[], cacheSize: number) => Promise<void>;
+}
+
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly sql: StatementCache;
@@ -50,6 +55,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly upsertCheckpoint;
   private readonly upsertFault;
   private readonly collections: Map<string, SqliteCollection>;
+  private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
@@ -63,14 +69,16 @@ export class SqliteReadStore implements ReadStore {
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
+   * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and the cache size (SQLite's `cache_size`) the load had.
    */
-  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages }: { autoCheckpointPages?: number } = {}) {
+  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes }: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
+    this.buildIndexes = buildIndexes;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -206,7 +214,9 @@ export class SqliteReadStore implements ReadStore {
     try {
       return await work();
     } finally {
-      for (const collection of loaded) await collection.restoreIndexes();
+      const build = this.buildIndexes;
+      const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, cacheSize)));
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');

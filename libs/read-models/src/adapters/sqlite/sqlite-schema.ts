@@ -112,16 +112,20 @@ export class SqliteCollection {
   }
 
   /**
-   * Builds the declared indexes a bulk load dropped, one at a time with a turn
-   * of the event loop between them (at a million rows each takes a second or
-   * more), then syncs. For a process that keeps answering while it loads.
+   * Builds the declared indexes a bulk load dropped, then syncs: by `build`
+   * (another connection, off the event loop) when given, else on this
+   * connection one at a time with a turn of the event loop between them (at a
+   * million rows each takes a second or more).
    */
-  async restoreIndexes(): Promise<void> {
+  async restoreIndexes(build?: (statements: string[]) => Promise<void>): Promise<void> {
     const present = this.storedIndexes();
-    for (const [name, sql] of this.indexes) {
-      if (present.has(name)) continue;
-      this.db.exec(sql);
-      await new Promise((resolve) => setImmediate(resolve));
+    const missing = [...this.indexes].filter(([name]) => !present.has(name)).map(([, sql]) => sql);
+    if (build) await build(missing);
+    else {
+      for (const sql of missing) {
+        this.db.exec(sql);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     this.sync();
   }

@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndexesInWorker } from './background-index-builds';
+
+describe('buildIndexesInWorker', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'background-index-builds-'));
+  const file = join(dir, 'read-models.sqlite');
+  // The service's connection, open the whole time as in the api.
+  let db: Database.Database;
+  beforeAll(() => {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE docs (key TEXT PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < 300_000; i++) insert.run(`k${i}`, new Date(Date.UTC(2026, 0, 1) + ((i * 7919) % 300_000) * 1000).toISOString(), i % 3 ? 'note' : 'alert');
+    })();
+  });
+  afterAll(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const indexes = () => db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs' AND sql IS NOT NULL ORDER BY name`).pluck().all();
+
+  it('builds the indexes on its own connection while the event loop goes on turning', async () => {
+    let turns = 0;
+    let built = false;
+    const building = buildIndexesInWorker(file, ['CREATE INDEX docs_by_created ON docs (created_at DESC, key DESC)', 'CREATE INDEX docs_by_kind ON docs (kind, created_at)'], -2000).then(() => {
+      built = true;
+    });
+    // On the service's connection the sort of 300,000 rows would hold the loop until it ended.
+    while (!built) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      turns++;
+    }
+    await building;
+    expect(turns).toBeGreaterThan(1);
+    // Committed, and seen by the service's connection.
+    expect(indexes()).toEqual(['docs_by_created', 'docs_by_kind']);
+    expect(db.prepare(`SELECT key FROM docs INDEXED BY docs_by_kind WHERE kind = 'alert' ORDER BY created_at LIMIT 1`).pluck().get()).toMatch(/^k\d+$/);
+  });
+
+  it("rejects with SQLite's code when a statement fails, keeping the indexes built before it", async () => {
+    const failed = buildIndexesInWorker(file, ['CREATE INDEX docs_by_key_kind ON docs (key, kind)', 'CREATE UNIQUE INDEX docs_unique_kind ON docs (kind)'], -2000);
+    await expect(failed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(indexes()).toContain('docs_by_key_kind');
+    expect(indexes()).not.toContain('docs_unique_kind');
+  });
+
+  it('rejects with a code for a file it cannot open', async () => {
+    await expect(buildIndexesInWorker(join(dir, 'missing.sqlite'), ['CREATE INDEX x ON docs (kind)'], -2000)).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
+  });
+});

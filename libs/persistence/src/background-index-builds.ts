@@ -1,0 +1,40 @@
+import { type SqliteWorkerError, startSqliteWorker, workerError } from './sqlite-worker';
+
+/**
+ * The worker: its own connection to the file, each CREATE INDEX a statement
+ * of its own, as the service's connection would run them.
+ */
+const INDEX_BUILDER = `
+let db;
+try {
+  const Database = loadDatabase();
+  db = new Database(workerData.file, { fileMustExist: true });
+  db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+  // The sort that builds an index spills to temporary files past the cache: as much as the bulk load had.
+  db.pragma('cache_size = ' + workerData.cacheSize);
+  for (const sql of workerData.statements) db.exec(sql);
+  parentPort.postMessage({ built: true });
+} catch (error) {
+  parentPort.postMessage({ error: { message: error.message, code: error.code } });
+} finally {
+  db?.close();
+}`;
+
+/** How long the worker's statements wait for a write of the service's connection to end, as that connection waits for others. */
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Runs the CREATE INDEX statements that end a bulk catch-up in a worker
+ * thread: at a million rows each takes a second or more of sorting, which on
+ * the service's connection held the event loop (health checks, writes and
+ * streams waited). Resolves once every index is committed; rejects with the
+ * SQLite error (and its code) of the first that failed.
+ */
+export function buildIndexesInWorker(file: string, statements: string[], cacheSize: number): Promise<void> {
+  if (statements.length === 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const worker = startSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs: BUSY_TIMEOUT_MS });
+    worker.once('message', ({ built, error }: { built?: true; error?: SqliteWorkerError }) => (built ? resolve() : reject(workerError(error))));
+    worker.once('error', reject);
+  });
+}
