@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { token } from '../test/support/tokens';
-import { cpuMs } from './support/cpu-time';
+import { withCpu } from './support/cpu-time';
 import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const INCIDENTS = 10_000;
@@ -74,9 +74,8 @@ async function measure({ url, pid }: Server, ceilingServer: Server, seconds: num
   }
   // The server's CPU per request beside the rate: the rate moves with other load on these shared cores, the CPU cost much less.
   const run = async (query: string, server: Server = { url, pid }) => {
-    const before = cpuMs(`/proc/${server.pid}`);
-    const result = await load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds });
-    return { ...result, cpu: ((cpuMs(`/proc/${server.pid}`) - before) / result.requests).toFixed(2) };
+    const result = await withCpu(server.pid, () => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds }));
+    return { ...result, cpu: (result.cpuUs / 1000).toFixed(2) };
   };
   const rows: string[] = [];
   const ratios: string[] = [];

@@ -14,3 +14,10 @@ export function cpuMs(proc: string): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
+
+/** `run`'s answer with the CPU (all threads, user + system) process `pid` spent per request meanwhile, in µs. */
+export async function withCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>): Promise<T & { cpuUs: number }> {
+  const before = cpuMs(`/proc/${pid}`);
+  const result = await run();
+  return { ...result, cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - before) * 1000) / result.requests) };
+}
