@@ -36,5 +36,7 @@ export function buildIndexesInWorker(file: string, statements: string[], cacheSi
     const worker = startSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs: BUSY_TIMEOUT_MS });
     worker.once('message', ({ built, error }: { built?: true; error?: SqliteWorkerError }) => (built ? resolve() : reject(workerError(error))));
     worker.once('error', reject);
+    // After an answer this changes nothing; without one (the thread ended abruptly) the bulk load must not wait for ever.
+    worker.once('exit', (code) => reject(new Error(`the index builder ended (exit code ${code}) before it answered`)));
   });
 }
