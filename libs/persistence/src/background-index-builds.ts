@@ -1,4 +1,4 @@
-import { type SqliteWorkerError, startSqliteWorker, workerError } from './sqlite-worker';
+import { askSqliteWorker } from './sqlite-worker';
 
 /**
  * The worker: its own connection to the file, each CREATE INDEX a statement
@@ -30,13 +30,6 @@ const BUSY_TIMEOUT_MS = 5000;
  * streams waited). Resolves once every index is committed; rejects with the
  * SQLite error (and its code) of the first that failed.
  */
-export function buildIndexesInWorker(file: string, statements: string[], cacheSize: number): Promise<void> {
-  if (statements.length === 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const worker = startSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs: BUSY_TIMEOUT_MS });
-    worker.once('message', ({ built, error }: { built?: true; error?: SqliteWorkerError }) => (built ? resolve() : reject(workerError(error))));
-    worker.once('error', reject);
-    // After an answer this changes nothing; without one (the thread ended abruptly) the bulk load must not wait for ever.
-    worker.once('exit', (code) => reject(new Error(`the index builder ended (exit code ${code}) before it answered`)));
-  });
+export async function buildIndexesInWorker(file: string, statements: string[], cacheSize: number): Promise<void> {
+  if (statements.length > 0) await askSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs: BUSY_TIMEOUT_MS });
 }

@@ -25,5 +25,19 @@ export function startSqliteWorker(code: string, workerData: Record<string, unkno
   return new Worker(PREAMBLE + code, { eval: true, workerData: { ...workerData, entry: process.argv[1] ?? `${process.cwd()}/` } });
 }
 
-/** The error a worker reported, as an Error carrying its code. */
-export const workerError = (error: SqliteWorkerError | undefined): Error => Object.assign(new Error(error?.message), { code: error?.code });
+/**
+ * Runs `code` in a worker thread that answers once: an answer with `error`
+ * rejects with that error and its code, any other resolves; a thread that
+ * fails, or ends without answering, rejects.
+ */
+export function askSqliteWorker<T extends object>(code: string, workerData: Record<string, unknown>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const worker = startSqliteWorker(code, workerData);
+    worker.once('message', (answer: T & { error?: SqliteWorkerError }) =>
+      answer.error ? reject(Object.assign(new Error(answer.error.message), { code: answer.error.code })) : resolve(answer),
+    );
+    worker.once('error', reject);
+    // After an answer this changes nothing; without one the caller must not wait for ever.
+    worker.once('exit', (exitCode) => reject(new Error(`a SQLite worker ended (exit code ${exitCode}) before it answered`)));
+  });
+}

@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { type SqliteWorkerError, startSqliteWorker, workerError } from './sqlite-worker';
+import { askSqliteWorker } from './sqlite-worker';
 import { StorageError, storageError } from './storage-error';
 
 /**
@@ -21,17 +21,8 @@ try {
   db?.close();
 }`;
 
-interface QuickCheckAnswer {
-  problems?: string[];
-  error?: SqliteWorkerError;
-}
-
 function runQuickCheck(file: string): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const worker = startSqliteWorker(QUICK_CHECK, { file });
-    worker.once('message', ({ problems, error }: QuickCheckAnswer) => (problems ? resolve(problems) : reject(workerError(error))));
-    worker.once('error', reject);
-  });
+  return askSqliteWorker<{ problems: string[] }>(QUICK_CHECK, { file }).then(({ problems }) => problems);
 }
 
 /** Checks of one file in flight: concurrent validate calls share one. */
