@@ -5,7 +5,6 @@
  * A leap second (`23:59:60`) is refused: a JavaScript Date, and so every sort
  * key, cannot represent it (send `23:59:59.999` instead).
  */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 /** How a refused timestamp is described to the client. */
 export const TIMESTAMP_RULE =
@@ -14,28 +13,61 @@ export const TIMESTAMP_RULE =
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 
+/** The number written by `count` ASCII digits from `at`, or -1 if one of them is not a digit. */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    // Past the end charCodeAt answers NaN, which fails this too.
+    if (!(digit >= 0 && digit <= 9)) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 /**
  * The instant as the canonical UTC text every read model sorts and filters on
  * (`YYYY-MM-DDTHH:mm:ss.sssZ`, fractions beyond milliseconds cut off), or
- * undefined when the text is not a timestamp the service accepts.
+ * undefined when the text is not a timestamp the service accepts. Read
+ * character by character rather than by a regular expression: alert sources
+ * send four timestamps per alert, and a text already canonical is answered
+ * as it is, without a new string.
  */
 export function parseTimestamp(text: string): string | undefined {
-  const match = RFC3339.exec(text);
-  if (!match) return undefined;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number);
-  const [, , , , , , , fraction = '', sign, offsetHours = '00', offsetMinutes = '00'] = match;
-  const daysInMonth = month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1];
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return undefined;
-  if (hour > 23 || minute > 59 || second > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return undefined;
-  const milliseconds = fraction.slice(0, 3).padEnd(3, '0');
-  const offsetMs = (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
+  // YYYY-MM-DD, then T, t or a space, then HH:mm:ss: 19 characters at fixed places.
+  if (text.length < 20 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return undefined;
+  const separator = text.charCodeAt(10);
+  if (separator !== 84 && separator !== 116 && separator !== 32) return undefined;
+  const [year, month, day, hour, minute, second] = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2), digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+  if (day > (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1])) return undefined;
+  // An optional fraction of at least one digit, then Z, z or ±hh:mm, and nothing after.
+  let zone = 19;
+  if (text.charCodeAt(19) === 46) {
+    zone = 20;
+    while (zone < text.length && text.charCodeAt(zone) >= 48 && text.charCodeAt(zone) <= 57) zone++;
+    if (zone === 20) return undefined;
+  }
+  const zoneMark = text.charCodeAt(zone);
+  let offsetMs = 0;
+  if (zoneMark === 90 || zoneMark === 122) {
+    if (text.length !== zone + 1) return undefined;
+  } else if (zoneMark === 43 || zoneMark === 45) {
+    const [offsetHours, offsetMinutes] = [digitsAt(text, zone + 1, 2), digitsAt(text, zone + 4, 2)];
+    if (text.length !== zone + 6 || text.charCodeAt(zone + 3) !== 58 || offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return undefined;
+    offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000 * (zoneMark === 45 ? -1 : 1);
+  } else return undefined;
+  const fraction = zone === 19 ? '' : text.slice(20, Math.min(zone, 23));
   // Already UTC (the usual case): the fields are the answer, no Date needed.
-  if (offsetMs === 0) return `${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}.${milliseconds}Z`;
+  if (offsetMs === 0) {
+    if (zone === 23 && zoneMark === 90 && separator === 84) return text;
+    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction.padEnd(3, '0')}Z`;
+  }
   const instant = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
   instant.setUTCFullYear(year, month - 1, day);
-  instant.setUTCHours(hour, minute, second, Number(milliseconds));
-  instant.setTime(instant.getTime() - (sign === '-' ? -offsetMs : offsetMs));
+  instant.setUTCHours(hour, minute, second, Number(fraction.padEnd(3, '0')));
+  instant.setTime(instant.getTime() - offsetMs);
   return utcText(instant);
 }
 
