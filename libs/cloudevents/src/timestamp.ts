@@ -57,16 +57,15 @@ export function parseTimestamp(text: string): string | undefined {
     if (text.length !== zone + 6 || text.charCodeAt(zone + 3) !== 58 || offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return undefined;
     offsetMs = (offsetHours * 60 + offsetMinutes) * 60_000 * (zoneMark === 45 ? -1 : 1);
   } else return undefined;
-  const fraction = zone === 19 ? '' : text.slice(20, Math.min(zone, 23));
+  // Already canonical (UTC, T, three fraction digits, Z): answered as it is.
+  if (offsetMs === 0 && zone === 23 && zoneMark === 90 && separator === 84) return text;
+  const milliseconds = (zone === 19 ? '' : text.slice(20, Math.min(zone, 23))).padEnd(3, '0');
   // Already UTC (the usual case): the fields are the answer, no Date needed.
-  if (offsetMs === 0) {
-    if (zone === 23 && zoneMark === 90 && separator === 84) return text;
-    return `${text.slice(0, 10)}T${text.slice(11, 19)}.${fraction.padEnd(3, '0')}Z`;
-  }
+  if (offsetMs === 0) return `${text.slice(0, 10)}T${text.slice(11, 19)}.${milliseconds}Z`;
   const instant = new Date(0);
   // setUTCFullYear, not Date.UTC: Date.UTC maps years 0-99 to 1900-1999.
   instant.setUTCFullYear(year, month - 1, day);
-  instant.setUTCHours(hour, minute, second, Number(fraction.padEnd(3, '0')));
+  instant.setUTCHours(hour, minute, second, Number(milliseconds));
   instant.setTime(instant.getTime() - offsetMs);
   return utcText(instant);
 }

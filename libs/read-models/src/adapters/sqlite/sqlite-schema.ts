@@ -115,7 +115,8 @@ export class SqliteCollection {
    * Builds the declared indexes a bulk load dropped, then syncs: by `build`
    * (another connection, off the event loop) when given, else on this
    * connection one at a time with a turn of the event loop between them (at a
-   * million rows each takes a second or more).
+   * million rows each takes a second or more): a store in memory has no file
+   * another connection could open.
    */
   async restoreIndexes(build?: (statements: string[]) => Promise<void>): Promise<void> {
     const present = this.storedIndexes();
