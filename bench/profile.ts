@@ -4,7 +4,9 @@
  * caught up, stopped when the workload ends), then prints where the CPU time
  * went (self time by function and by package). `graphql-ceiling` profiles
  * bench/graphql-ceiling.server.ts under the graphql workload instead, to
- * compare with `graphql`. Used before every optimisation recorded in
+ * compare with `graphql`. With `--sql` after the workload, it times each
+ * SQLite statement instead (bench/support/sql-time.preload.js) and prints the
+ * time and calls per statement. Used before every optimisation recorded in
  * docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -93,7 +95,8 @@ function myIncidents(url: string, headers: Record<string, string>) {
   });
 }
 
-const PROFILER_PRELOAD = join(__dirname, 'support', 'cpu-profile.preload.js');
+const SQL_TIME = process.argv.includes('--sql');
+const PROFILER_PRELOAD = join(__dirname, 'support', SQL_TIME ? 'sql-time.preload.js' : 'cpu-profile.preload.js');
 const GRAPHQL_CEILING = join(__dirname, 'graphql-ceiling.server.ts');
 
 /** The profiled server: the built api on `dataDir`, or the GraphQL ceiling. */
@@ -120,6 +123,16 @@ function report(file: string): void {
   console.log('\nSelf time by function:\n' + selfTime(profile, functionOf, 40).join('\n'));
 }
 
+/** Time per SQLite statement, highest first, in ms and per call. */
+function reportSqlTime(file: string): void {
+  const rows = (JSON.parse(readFileSync(file, 'utf8')) as [string, number, number][]).sort((a, b) => b[1] - a[1]);
+  const all = rows.reduce((sum, [, ns]) => sum + ns, 0);
+  console.log(`\nSQLite statements: ${(all / 1e6).toFixed(0)} ms in all\n   ms    calls  µs/call  statement`);
+  for (const [text, ns, calls] of rows.slice(0, 25)) {
+    console.log(`${(ns / 1e6).toFixed(0).padStart(5)} ${String(calls).padStart(8)} ${(ns / calls / 1000).toFixed(1).padStart(8)}  ${text.slice(0, 150)}`);
+  }
+}
+
 async function main() {
   const workload = process.argv[2] ?? 'appends';
   // A profile written elsewhere (a bench run with BENCH_CPU_PROF_DIR): only the report.
@@ -137,11 +150,12 @@ async function main() {
   child.kill('SIGUSR2');
   console.log(`${workload}:`, await WORKLOADS[workload](url));
   child.kill('SIGUSR2');
-  const file = join(profiles.path, `${child.pid}.cpuprofile`);
+  const file = join(profiles.path, `${child.pid}.${SQL_TIME ? 'sqltime.json' : 'cpuprofile'}`);
   await written(file);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  report(file);
+  if (SQL_TIME) reportSqlTime(file);
+  else report(file);
   data.remove();
   if (process.env.KEEP_PROFILE) console.log(`\nProfile kept: ${file}`);
   else profiles.remove();
