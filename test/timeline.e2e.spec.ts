@@ -131,6 +131,17 @@ describe('idempotency', () => {
     expect((await append(event({ subject: `incident/${id}` }))).status).toBe(201);
   });
 
+  it('answers with the event whose (source, id) matches when its origin id matches another stored event', async () => {
+    const id = await declare();
+    const byId = event({ subject: `incident/${id}`, 'im.origin_id': `first-${randomUUID()}` });
+    const byOrigin = event({ subject: `incident/${id}`, 'im.origin_id': `second-${randomUUID()}` });
+    expect((await append(byId)).status).toBe(201);
+    expect((await append(byOrigin)).status).toBe(201);
+    const both = await append({ ...byId, 'im.origin_id': byOrigin['im.origin_id'] });
+    expect(both.status).toBe(200);
+    expect(both.body).toEqual({ event_id: byId.id, created: false, incident_id: id });
+  });
+
   it('stores exactly one event when 30 identical appends race', async () => {
     const id = await declare();
     const e = event({ subject: `incident/${id}`, 'im.origin_id': `race-${randomUUID()}` });

@@ -29,12 +29,10 @@ const duplicateAnswer = ({ eventId, incidentId }: Duplicate): AppendAnswer => ({
 export class TimelineAppendHandler {
   /** The ledger as planning consults it: every stored event, and fingerprint claims that are written. */
   private readonly ledger: AppendLookups = {
+    // Asked together, the keys share one lookup of the store; the first key found still decides.
     duplicateOf: async (keys) => {
-      for (const key of keys) {
-        const existing = await this.eventStore.findByDedupKey(key);
-        if (existing) return duplicateOf(existing);
-      }
-      return undefined;
+      const existing = (await Promise.all(keys.map((key) => this.eventStore.findByDedupKey(key)))).find((recorded) => recorded !== undefined);
+      return existing && duplicateOf(existing);
     },
     boundIncident: (fingerprint) => this.claims.bound(fingerprint),
     joinOrClaim: (fingerprint) => this.claims.joinOrClaim(fingerprint),
