@@ -14,7 +14,7 @@ import {
   ReadModelsAheadError,
   rebuildProjections,
 } from '@im/read-models';
-import { SqliteReadStore } from '@im/read-models/sqlite';
+import { type BulkLoadSettings, SqliteReadStore } from '@im/read-models/sqlite';
 import { tempDir } from './support/temp-dir';
 
 const dir = tempDir('projections');
@@ -26,7 +26,7 @@ function open({ indexesInWorker = false } = {}) {
   const sub = join(dir.path, String(++n));
   mkdirSync(sub);
   const readFile = join(sub, 'read.sqlite');
-  const buildIndexes = indexesInWorker ? (statements: string[], cacheSize: number) => buildIndexesInWorker(readFile, statements, cacheSize) : undefined;
+  const buildIndexes = indexesInWorker ? (statements: string[], settings: BulkLoadSettings) => buildIndexesInWorker(readFile, statements, settings) : undefined;
   return {
     events: new SqliteEventStore(join(sub, 'events.sqlite'), { pollIntervalMs: 20 }),
     read: new SqliteReadStore(readFile, undefined, { buildIndexes }),

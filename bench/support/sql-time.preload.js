@@ -35,7 +35,10 @@ for (const method of ['run', 'get', 'all', 'iterate']) {
 
 process.on('SIGUSR2', () => {
   timing = !timing;
-  if (timing) return totals.clear();
+  if (timing) {
+    totals.clear();
+    return;
+  }
   const rows = [...totals].map(([text, [ns, calls]]) => [text, Number(ns), calls]);
   writeFileSync(join(process.env.BENCH_CPU_PROF_DIR, `${process.pid}.sqltime.json`), JSON.stringify(rows));
 });

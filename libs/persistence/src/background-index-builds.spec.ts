@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndexesInWorker } from './background-index-builds';
 
+const SETTINGS = { cacheSize: -2000, busyTimeoutMs: 5000 };
+
 describe('buildIndexesInWorker', () => {
   const dir = mkdtempSync(join(tmpdir(), 'background-index-builds-'));
   const file = join(dir, 'read-models.sqlite');
@@ -28,7 +30,7 @@ describe('buildIndexesInWorker', () => {
   it('builds the indexes on its own connection while the event loop goes on turning', async () => {
     let turns = 0;
     let built = false;
-    const building = buildIndexesInWorker(file, ['CREATE INDEX docs_by_created ON docs (created_at DESC, key DESC)', 'CREATE INDEX docs_by_kind ON docs (kind, created_at)'], -2000).then(() => {
+    const building = buildIndexesInWorker(file, ['CREATE INDEX docs_by_created ON docs (created_at DESC, key DESC)', 'CREATE INDEX docs_by_kind ON docs (kind, created_at)'], SETTINGS).then(() => {
       built = true;
     });
     // On the service's connection the sort of 300,000 rows would hold the loop until it ended.
@@ -44,13 +46,13 @@ describe('buildIndexesInWorker', () => {
   });
 
   it("rejects with SQLite's code when a statement fails, keeping the indexes built before it", async () => {
-    const failed = buildIndexesInWorker(file, ['CREATE INDEX docs_by_key_kind ON docs (key, kind)', 'CREATE UNIQUE INDEX docs_unique_kind ON docs (kind)'], -2000);
+    const failed = buildIndexesInWorker(file, ['CREATE INDEX docs_by_key_kind ON docs (key, kind)', 'CREATE UNIQUE INDEX docs_unique_kind ON docs (kind)'], SETTINGS);
     await expect(failed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
     expect(indexes()).toContain('docs_by_key_kind');
     expect(indexes()).not.toContain('docs_unique_kind');
   });
 
   it('rejects with a code for a file it cannot open', async () => {
-    await expect(buildIndexesInWorker(join(dir, 'missing.sqlite'), ['CREATE INDEX x ON docs (kind)'], -2000)).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
+    await expect(buildIndexesInWorker(join(dir, 'missing.sqlite'), ['CREATE INDEX x ON docs (kind)'], SETTINGS)).rejects.toMatchObject({ code: 'SQLITE_CANTOPEN' });
   });
 });

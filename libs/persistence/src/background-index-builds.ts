@@ -1,3 +1,4 @@
+import type { BulkLoadSettings } from '@im/read-models/sqlite';
 import { askSqliteWorker } from './sqlite-worker';
 
 /**
@@ -9,6 +10,7 @@ let db;
 try {
   const Database = loadDatabase();
   db = new Database(workerData.file, { fileMustExist: true });
+  // It waits for a write of the service's connection as that connection waits for others.
   db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
   // The sort that builds an index spills to temporary files past the cache: as much as the bulk load had.
   db.pragma('cache_size = ' + workerData.cacheSize);
@@ -20,9 +22,6 @@ try {
   db?.close();
 }`;
 
-/** How long the worker's statements wait for a write of the service's connection to end, as that connection waits for others. */
-const BUSY_TIMEOUT_MS = 5000;
-
 /**
  * Runs the CREATE INDEX statements that end a bulk catch-up in a worker
  * thread: at a million rows each takes a second or more of sorting, which on
@@ -30,6 +29,6 @@ const BUSY_TIMEOUT_MS = 5000;
  * streams waited). Resolves once every index is committed; rejects with the
  * SQLite error (and its code) of the first that failed.
  */
-export async function buildIndexesInWorker(file: string, statements: string[], cacheSize: number): Promise<void> {
-  if (statements.length > 0) await askSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs: BUSY_TIMEOUT_MS });
+export async function buildIndexesInWorker(file: string, statements: string[], { cacheSize, busyTimeoutMs }: BulkLoadSettings): Promise<void> {
+  if (statements.length > 0) await askSqliteWorker(INDEX_BUILDER, { file, statements, cacheSize, busyTimeoutMs });
 }

@@ -105,7 +105,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
   return openEmbedded(config, 'read_store', (file) =>
     new SqliteReadStore(file, undefined, {
       autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
-      buildIndexes: (statements, cacheSize) => buildIndexesInWorker(file, statements, cacheSize),
+      buildIndexes: (statements, settings) => buildIndexesInWorker(file, statements, settings),
     }),
   );
 }

@@ -43,9 +43,16 @@ class StatementCache {
   }
 }
 
+/** The settings of the store's connection during a bulk load, for another connection that finishes its work. */
+export interface BulkLoadSettings {
+  /** SQLite's `cache_size`. */
+  cacheSize: number;
+  busyTimeoutMs: number;
+}
+
 export interface SqliteReadStoreOptions {
   autoCheckpointPages?: number;
-  buildIndexes?: (statements: string[], cacheSize: number) => Promise<void>;
+  buildIndexes?: (statements: string[], settings: BulkLoadSettings) => Promise<void>;
 }
 
 export class SqliteReadStore implements ReadStore {
@@ -69,7 +76,7 @@ export class SqliteReadStore implements ReadStore {
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
-   * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and the cache size (SQLite's `cache_size`) the load had.
+   * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
    */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes }: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -215,8 +222,11 @@ export class SqliteReadStore implements ReadStore {
       return await work();
     } finally {
       const build = this.buildIndexes;
-      const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
-      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, cacheSize)));
+      const settings: BulkLoadSettings = {
+        cacheSize: this.db.pragma('cache_size', { simple: true }) as number,
+        busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
+      };
+      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, settings)));
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
