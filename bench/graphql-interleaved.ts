@@ -41,7 +41,7 @@ const burst = (target: Target, seconds: number) =>
 function variants(): { name: string; env: Record<string, string> }[] {
   return (process.env.VARIANTS ?? 'api:').split(',').map((variant) => {
     const [name, settings = ''] = variant.split(':');
-    return { name, env: Object.fromEntries(settings.split(';').filter(Boolean).map((setting) => setting.split('=') as [string, string])) };
+    return { name, env: Object.fromEntries(settings.split(';').filter(Boolean).map((setting) => [setting.slice(0, setting.indexOf('=')), setting.slice(setting.indexOf('=') + 1)])) };
   });
 }
 
