@@ -18,7 +18,7 @@ import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
 import { listeningUrl, load, startTsServer } from './support/load';
-import { GRAPHQL_READER, MY_INCIDENTS, seed } from './graphql.bench';
+import { GRAPHQL_READER, MY_INCIDENTS, seed, untilProjected } from './graphql.bench';
 
 interface Target {
   name: string;
@@ -60,9 +60,7 @@ async function main(): Promise<void> {
         dir.remove();
       };
       targets.push({ name, url: server.url, process: server.child, stop, mainMs: 0, allMs: 0, requests: 0, seconds: 0, failed: 0 });
-      // Projected once the newest of the caller's incidents leads their list.
-      const probe = JSON.stringify({ query: '{ myIncidents(limit: 1) { id } }' });
-      while (!(await post(server.url, probe)).includes('"myIncidents":[{"id":"INC-0000270f"')) await new Promise((r) => setTimeout(r, 300));
+      await untilProjected(server.url, headers);
     }
     const ceiling = startTsServer(join(__dirname, 'graphql-ceiling.server.ts'));
     const stopCeiling = () => new Promise<void>((resolve) => (ceiling.exitCode !== null ? resolve() : (ceiling.once('exit', () => resolve()), ceiling.kill('SIGTERM'))));

@@ -62,16 +62,19 @@ interface Server {
   pid: number;
 }
 
+/** The seeded incident recorded last: the caller is its IC, so it leads their list once everything is projected. */
+const NEWEST = `INC-${(INCIDENTS - 1).toString(16).padStart(8, '0')}`;
+
+/** Resolves once the api at `url` has projected the seeded ledger: the newest incident leads the caller's list. */
+export async function untilProjected(url: string, headers: Record<string, string>): Promise<void> {
+  const body = JSON.stringify({ query: '{ myIncidents(limit: 1) { id } }' });
+  const answer = () => fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body }).then((r) => r.json() as Promise<{ data?: { myIncidents?: { id: string }[] } }>);
+  while ((await answer()).data?.myIncidents?.[0]?.id !== NEWEST) await new Promise((r) => setTimeout(r, 300));
+}
+
 async function measure({ url, pid }: Server, ceilingServer: Server, seconds: number): Promise<string> {
   const headers = { authorization: `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
-  const post = (query: string) =>
-    fetch(`${url}/api/v1/graphql`, { method: 'POST', headers, body: JSON.stringify({ query }) }).then((r) => r.json() as Promise<{ data?: { myIncidents?: unknown[] } }>);
-  // Wait until the api has projected the seeded ledger.
-  for (;;) {
-    const res = await post('{ incidentStatus(id: "INC-0000270f") { id } myIncidents(limit: 1) { id } }');
-    if ((res.data?.myIncidents?.length ?? 0) > 0 && JSON.stringify(res).includes('INC-0000270f')) break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await untilProjected(url, headers);
   // The server's CPU per request beside the rate: the rate moves with other load on these shared cores, the CPU cost much less.
   const run = async (query: string, server: Server = { url, pid }) => {
     const result = await withCpu(server.pid, () => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds }));
