@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
+import { BackgroundReads } from '../../libs/persistence/src/background-reads';
 import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
@@ -17,6 +18,37 @@ const sqliteHarness = () => {
 describeReadStoreContract('sqlite', sqliteHarness);
 describeOutboundStoreContract('sqlite', sqliteHarness);
 describeNotificationStoreContract('sqlite', sqliteHarness);
+
+describe('with the lists read in a worker thread', () => {
+  // Every list the contract asks is answered by the worker, not by the store's connection as it would be while the worker starts.
+  let served = 0;
+  describeReadStoreContract('sqlite, background reads', () => {
+    const dir = tempDir('read-background');
+    const file = join(dir.path, 'read-models.sqlite');
+    return {
+      open: async () => {
+        const reads = new BackgroundReads(file, (message) => {
+          throw new Error(message);
+        });
+        const store = new SqliteReadStore(file, undefined, {
+          backgroundReads: {
+            all: async (...args) => {
+              const rows = await reads.all(...args);
+              expect(rows).toBeDefined();
+              served++;
+              return rows;
+            },
+            close: () => reads.close(),
+          },
+        });
+        await reads.start();
+        return store;
+      },
+      dispose: async () => dir.remove(),
+    };
+  });
+  afterAll(() => expect(served).toBeGreaterThan(10));
+});
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {

@@ -4,4 +4,5 @@ export * from './data-dir-lock';
 export * from './storage-error';
 export * from './storage-checks';
 export * from './background-index-builds';
+export * from './background-reads';
 export * from './startup-failure';

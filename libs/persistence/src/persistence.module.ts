@@ -23,6 +23,7 @@ import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './background-checkpoints';
 import { buildIndexesInWorker } from './background-index-builds';
+import { BackgroundReads } from './background-reads';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -106,6 +107,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
     new SqliteReadStore(file, undefined, {
       autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
       buildIndexes: (statements, settings) => buildIndexesInWorker(file, statements, settings),
+      backgroundReads: new BackgroundReads(file, (message) => console.error(message)),
     }),
   );
 }

@@ -50,9 +50,47 @@ export interface BulkLoadSettings {
   busyTimeoutMs: number;
 }
 
+/** How a read's rows come back: each row's one column (`pluck`), or each row as an array of its columns (`raw`). */
+export type RowShape = 'pluck' | 'raw';
+
+/**
+ * Reads run on another connection to the same file, off the event loop (a
+ * worker thread). `all` answers undefined when it cannot run one (not started
+ * yet, stopped, or the statement failed there): the store then runs it on
+ * its own connection, which raises any error where it belongs.
+ */
+export interface SqliteBackgroundReads {
+  all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined>;
+  close(): Promise<void>;
+}
+
 export interface SqliteReadStoreOptions {
   autoCheckpointPages?: number;
   buildIndexes?: (statements: string[], settings: BulkLoadSettings) => Promise<void>;
+  backgroundReads?: SqliteBackgroundReads;
+}
+
+/** A list's statement and parameters, planned from the query and the indexes present when it runs. */
+type ReadPlan = () => { sql: string; params: unknown[] };
+
+/** Where a list runs: on the background connection when there is one, else (or when it cannot) on the store's. */
+class ListReader {
+  constructor(
+    private readonly sql: StatementCache,
+    private readonly background: SqliteBackgroundReads | undefined,
+  ) {}
+
+  async all<Row>(plan: ReadPlan, shape: RowShape): Promise<Row[]> {
+    if (this.background) {
+      const { sql, params } = plan();
+      const rows = await this.background.all(sql, params, shape);
+      if (rows) return rows as Row[];
+    }
+    // Planned again: a bulk load may have dropped the indexes meanwhile, which planning answers as a read during a rebuild.
+    const { sql, params } = plan();
+    const statement = this.sql.get(sql);
+    return (shape === 'pluck' ? statement.pluck() : statement.raw()).all(...params) as Row[];
+  }
 }
 
 export class SqliteReadStore implements ReadStore {
@@ -63,6 +101,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly upsertFault;
   private readonly collections: Map<string, SqliteCollection>;
   private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
+  private readonly backgroundReads: SqliteBackgroundReads | undefined;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
@@ -77,8 +116,9 @@ export class SqliteReadStore implements ReadStore {
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
    * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
+   * `backgroundReads`: runs the incident and timeline lists on another connection (a worker thread); closed with the store.
    */
-  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes }: SqliteReadStoreOptions = {}) {
+  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes, backgroundReads }: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
@@ -86,6 +126,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('busy_timeout = 5000');
     if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
     this.buildIndexes = buildIndexes;
+    this.backgroundReads = backgroundReads;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -108,8 +149,9 @@ export class SqliteReadStore implements ReadStore {
          first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.sql = new StatementCache(this.db);
-    this.incidents = new SqliteIncidentQueries(this.db, this.sql, this.collection('incidents'));
-    this.timeline = new SqliteTimelineQueries(this.db, this.sql, this.collection('timeline'));
+    const lists = new ListReader(this.sql, backgroundReads);
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'));
+    this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
     const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
     this.preferences = {
       findByUser: async (userId) => {
@@ -234,6 +276,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
+    await this.backgroundReads?.close();
     if (this.db.open) this.db.close();
   }
 
@@ -275,6 +318,7 @@ class SqliteIncidentQueries implements IncidentQueries {
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
+    private readonly lists: ListReader,
     private readonly incidents: SqliteCollection,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
@@ -318,18 +362,25 @@ class SqliteIncidentQueries implements IncidentQueries {
   }
 
   async list(query: IncidentListQuery): Promise<Incident[]> {
-    return this.select('incidents', [], [], query);
+    return this.select(() => this.page('incidents', [], [], query));
   }
 
   async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
     // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
-    return this.holdsManyIncidents(userId)
-      ? this.select(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
-      : this.select('incidents', [`key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`], [userId], query);
+    return this.select(() =>
+      this.holdsManyIncidents(userId)
+        ? this.page(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
+        : this.page('incidents', [`key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`], [userId], query),
+    );
+  }
+
+  private async select(plan: ReadPlan): Promise<Incident[]> {
+    const docs = await this.lists.all<string>(plan, 'pluck');
+    return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 
   /** Newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
-  private async select(from: string, where: string[], params: unknown[], query: IncidentListQuery): Promise<Incident[]> {
+  private page(from: string, where: string[], params: unknown[], query: IncidentListQuery): { sql: string; params: unknown[] } {
     if (query.statuses?.length) isOneOf(where, params, 'status', query.statuses);
     if (query.severities?.length) isOneOf(where, params, 'severity', query.severities);
     if (query.visibleLevels) {
@@ -337,8 +388,7 @@ class SqliteIncidentQueries implements IncidentQueries {
       params.push(...query.visibleLevels);
     }
     const page = keysetPage(where, params, ['created_at', 'key'], 'desc', query.after && [query.after.createdAt, query.after.id]);
-    const docs = this.sql.get(`SELECT doc FROM ${from} ${page}`).pluck().all(...params, query.limit) as string[];
-    return docs.map((doc) => JSON.parse(doc) as Incident);
+    return { sql: `SELECT doc FROM ${from} ${page}`, params: [...params, query.limit] };
   }
 }
 
@@ -349,7 +399,7 @@ class SqliteTimelineQueries implements TimelineQueries {
 
   constructor(
     db: Database.Database,
-    private readonly sql: StatementCache,
+    private readonly lists: ListReader,
     private readonly timeline: SqliteCollection,
   ) {
     this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS}, doc FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
@@ -372,6 +422,11 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
+    const rows = await this.lists.all<TimelineColumns>(() => this.page(query), 'raw');
+    return rows.map((row) => toRow(row, this.docAt));
+  }
+
+  private page(query: TimelineQuery): { sql: string; params: unknown[] } {
     this.timeline.requireIndexes();
     const where: string[] = [];
     const params: unknown[] = [];
@@ -399,8 +454,7 @@ class SqliteTimelineQueries implements TimelineQueries {
       params.push(query.to);
     }
     const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
-    const rows = this.sql.get(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`).raw().all(...params, query.limit) as TimelineColumns[];
-    return rows.map((row) => toRow(row, this.docAt));
+    return { sql: `SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`, params: [...params, query.limit] };
   }
 
   /**

@@ -1,0 +1,142 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReadModelCatchingUpError } from '@im/read-models';
+import { SqliteReadStore } from '@im/read-models/sqlite';
+import { BackgroundReads } from './background-reads';
+
+// A statement that keeps SQLite busy for a while: the sum of the first few million integers.
+const SLOW = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT sum(i) FROM n`;
+
+describe('BackgroundReads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'background-reads-'));
+  const file = join(dir, 'read-models.sqlite');
+  // The store's own connection, writing while the worker reads.
+  let db: Database.Database;
+  const failures: string[] = [];
+  let reads: BackgroundReads;
+  beforeAll(() => {
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE docs (key TEXT PRIMARY KEY, doc TEXT NOT NULL)');
+  });
+  beforeEach(() => {
+    failures.length = 0;
+    reads = new BackgroundReads(file, (message) => failures.push(message));
+  });
+  afterEach(() => reads.close());
+  afterAll(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('starts with its first read, which runs on the caller’s connection meanwhile, then answers from the file', async () => {
+    db.prepare('INSERT OR REPLACE INTO docs VALUES (?, ?)').run('a', '{"n":1}');
+    expect(await reads.all('SELECT doc FROM docs', [], 'pluck')).toBeUndefined();
+    expect(await reads.start()).toBe(true);
+    expect(await reads.all('SELECT doc FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual(['{"n":1}']);
+    expect(await reads.all('SELECT key, doc FROM docs WHERE key = ?', ['a'], 'raw')).toEqual([['a', '{"n":1}']]);
+  });
+
+  it('sees every commit made before a read was asked (read-your-writes)', async () => {
+    await reads.start();
+    const insert = db.prepare('INSERT INTO docs VALUES (?, ?)');
+    const count = 'SELECT count(*) FROM docs WHERE key LIKE ?';
+    for (let i = 0; i < 200; i++) {
+      insert.run(`ryw-${i}`, '{}');
+      expect(await reads.all(count, ['ryw-%'], 'pluck')).toEqual([i + 1]);
+    }
+  });
+
+  it('runs a read off the event loop', async () => {
+    await reads.start();
+    let turns = 0;
+    let answered = false;
+    const reading = reads.all(SLOW, [], 'pluck').then((rows) => {
+      answered = true;
+      return rows;
+    });
+    while (!answered) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      turns++;
+    }
+    expect(await reading).toEqual([4_500_001_500_000]);
+    // On the caller's connection the statement would hold the loop until it ended.
+    expect(turns).toBeGreaterThan(1);
+  });
+
+  it('answers undefined for a statement that fails there, and goes on serving', async () => {
+    await reads.start();
+    expect(await reads.all('SELECT doc FROM missing', [], 'pluck')).toBeUndefined();
+    expect(await reads.all('SELECT count(*) FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual([1]);
+    expect(failures).toEqual([]);
+  });
+
+  it('answers a read waiting when it is closed, and none after', async () => {
+    await reads.start();
+    const waiting = reads.all('SELECT count(*) FROM docs WHERE key = ?', ['a'], 'pluck');
+    await reads.close();
+    expect(await waiting).toEqual([1]);
+    expect(await reads.all('SELECT 1', [], 'pluck')).toBeUndefined();
+    expect(await reads.start()).toBe(false);
+    expect(failures).toEqual([]);
+  });
+
+  it('reports once that it could not open the file, and leaves every read to the caller', async () => {
+    const elsewhere = new BackgroundReads(join(dir, 'missing.sqlite'), (message) => failures.push(message));
+    expect(await elsewhere.start()).toBe(false);
+    expect(await elsewhere.all('SELECT 1', [], 'pluck')).toBeUndefined();
+    expect(failures).toEqual([expect.stringMatching(/^Background reads did not start \(SQLITE_CANTOPEN: .*\); lists are read on the event loop$/)]);
+    await elsewhere.close();
+  });
+});
+
+describe('the SQLite read store with its lists read in the background', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'background-reads-store-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Past 500 assignments, a user's list walks the newest-first index, named in the statement.
+  const INCIDENTS = 600;
+  const incident = (n: number) => {
+    const createdAt = new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString();
+    return { id: `INC-${n}`, title: `incident ${n}`, severity: 'SEV-2', status: 'open', createdAt, updatedAt: createdAt };
+  };
+
+  it('answers a list asked before a bulk load dropped its index as a read during a rebuild does, and from the worker again after', async () => {
+    const file = join(dir, 'read-models.sqlite');
+    const reads = new BackgroundReads(file, () => undefined);
+    const answered: number[] = [];
+    const counted = {
+      all: async (...args: Parameters<BackgroundReads['all']>) => {
+        const rows = await reads.all(...args);
+        if (rows) answered.push(rows.length);
+        return rows;
+      },
+      close: () => reads.close(),
+    };
+    const store = new SqliteReadStore(file, undefined, { backgroundReads: counted });
+    const all = Array.from({ length: INCIDENTS }, (_, i) => incident(i + 1));
+    await store.commitBatch([
+      { projection: 'incidents', writes: all.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), position: BigInt(INCIDENTS) },
+      { projection: 'assignments', writes: all.map((doc, i) => ({ key: `${doc.id}/IC`, doc: { incidentId: doc.id, role: 'IC', userId: 'ann' }, position: BigInt(i + 1) })), position: BigInt(INCIDENTS) },
+    ]);
+    await reads.start();
+    const newest = (await store.incidents.listForUser('ann', { limit: 3 })).map(({ id }) => id);
+    expect(newest).toEqual(['INC-600', 'INC-599', 'INC-598']);
+    expect(answered).toEqual([3]);
+
+    // The worker is busy with a slow read when the list is asked; the load drops the indexes before the worker reaches it.
+    const slow = reads.all(SLOW, [], 'pluck');
+    const listing = store.incidents.listForUser('ann', { limit: 3 });
+    let release: () => void;
+    const loading = store.bulkLoad(() => new Promise<void>((resolve) => (release = resolve)));
+    await expect(listing).rejects.toBeInstanceOf(ReadModelCatchingUpError);
+    await slow;
+    release!();
+    await loading;
+    expect((await store.incidents.listForUser('ann', { limit: 3 })).map(({ id }) => id)).toEqual(newest);
+    expect(answered).toEqual([3, 3]);
+    await store.close();
+  });
+});
