@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import type { RowShape, SqliteBackgroundReads } from '@im/read-models/sqlite';
+import type { SqliteBackgroundReads } from '@im/read-models/sqlite';
 import { type SqliteWorkerError, startSqliteWorker } from './sqlite-worker';
 
 /** A read the worker runs; the message STOP ends it. */
@@ -7,12 +7,11 @@ interface ReadRequest {
   id: number;
   sql: string;
   params: unknown[];
-  shape: RowShape;
 }
 
 const STOP = 'stop';
 
-/** Ready, could not open the file, or a read's rows (none when it failed there). */
+/** Ready, could not open the file, or a read's rows, each its one column (none when it failed there). */
 type WorkerMessage = { ready: true } | { failed: SqliteWorkerError } | { id: number; rows?: unknown[] };
 
 /**
@@ -38,11 +37,10 @@ parentPort.on('message', (request) => {
     parentPort.close();
     return;
   }
-  const { id, sql, params, shape } = request;
+  const { id, sql, params } = request;
   try {
-    const key = shape + ' ' + sql;
-    let statement = statements.get(key);
-    if (!statement) statements.set(key, (statement = shape === 'pluck' ? db.prepare(sql).pluck() : db.prepare(sql).raw()));
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql).pluck()));
     parentPort.postMessage({ id, rows: statement.all(...params) });
   } catch {
     parentPort.postMessage({ id });
@@ -52,8 +50,8 @@ parentPort.postMessage({ ready: true });
 `;
 
 /**
- * The read store's lists (incidents, timeline pages) run in a worker thread
- * on a connection of its own. On the event loop their statements cost more
+ * The read store's incident lists run in a worker thread on a connection of
+ * its own. On the event loop their statements cost more
  * than their own time: a list of 20 incidents took about 250 µs of the main
  * thread per request in the api, against 40-80 µs in a loop, because the rest
  * of each request evicts what SQLite keeps warm (docs/benchmarks.md, "Late
@@ -77,7 +75,7 @@ export class BackgroundReads implements SqliteBackgroundReads {
     private readonly busyTimeoutMs = 5000,
   ) {}
 
-  async all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined> {
+  async pluck(sql: string, params: unknown[]): Promise<unknown[] | undefined> {
     if (!this.ready) {
       void this.start();
       return undefined;
@@ -87,7 +85,7 @@ export class BackgroundReads implements SqliteBackgroundReads {
     if (this.waiting.size === 0) this.worker!.ref();
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.worker!.postMessage({ id, sql, params, shape } satisfies ReadRequest);
+      this.worker!.postMessage({ id, sql, params } satisfies ReadRequest);
     });
   }
 

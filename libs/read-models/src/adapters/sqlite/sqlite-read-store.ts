@@ -50,17 +50,15 @@ export interface BulkLoadSettings {
   busyTimeoutMs: number;
 }
 
-/** How a read's rows come back: each row's one column (`pluck`), or each row as an array of its columns (`raw`). */
-export type RowShape = 'pluck' | 'raw';
-
 /**
  * Reads run on another connection to the same file, off the event loop (a
- * worker thread). `all` answers undefined when it cannot run one (not started
- * yet, stopped, or the statement failed there): the store then runs it on
- * its own connection, which raises any error where it belongs.
+ * worker thread). `pluck` answers each row's one column, or undefined when it
+ * cannot run the read (not started yet, stopped, or the statement failed
+ * there): the store then runs it on its own connection, which raises any
+ * error where it belongs.
  */
 export interface SqliteBackgroundReads {
-  all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined>;
+  pluck(sql: string, params: unknown[]): Promise<unknown[] | undefined>;
   close(): Promise<void>;
 }
 
@@ -71,27 +69,7 @@ export interface SqliteReadStoreOptions {
 }
 
 /** A list's statement and parameters, planned from the query and the indexes present when it runs. */
-type ReadPlan = () => { sql: string; params: unknown[] };
-
-/** Where a list runs: on the background connection when there is one, else (or when it cannot) on the store's. */
-class ListReader {
-  constructor(
-    private readonly sql: StatementCache,
-    private readonly background: SqliteBackgroundReads | undefined,
-  ) {}
-
-  async all<Row>(plan: ReadPlan, shape: RowShape): Promise<Row[]> {
-    if (this.background) {
-      const { sql, params } = plan();
-      const rows = await this.background.all(sql, params, shape);
-      if (rows) return rows as Row[];
-    }
-    // Planned again: a bulk load may have dropped the indexes meanwhile, which planning answers as a read during a rebuild.
-    const { sql, params } = plan();
-    const statement = this.sql.get(sql);
-    return (shape === 'pluck' ? statement.pluck() : statement.raw()).all(...params) as Row[];
-  }
-}
+type ListPlan = () => { sql: string; params: unknown[] };
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
@@ -116,7 +94,7 @@ export class SqliteReadStore implements ReadStore {
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
    * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
-   * `backgroundReads`: runs the incident and timeline lists on another connection (a worker thread); closed with the store.
+   * `backgroundReads`: runs the incident lists on another connection (a worker thread); closed with the store.
    */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes, backgroundReads }: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -149,9 +127,8 @@ export class SqliteReadStore implements ReadStore {
          first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.sql = new StatementCache(this.db);
-    const lists = new ListReader(this.sql, backgroundReads);
-    this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'));
-    this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql, backgroundReads, this.collection('incidents'));
+    this.timeline = new SqliteTimelineQueries(this.db, this.sql, this.collection('timeline'));
     const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
     this.preferences = {
       findByUser: async (userId) => {
@@ -318,7 +295,7 @@ class SqliteIncidentQueries implements IncidentQueries {
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
-    private readonly lists: ListReader,
+    private readonly background: SqliteBackgroundReads | undefined,
     private readonly incidents: SqliteCollection,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
@@ -374,9 +351,19 @@ class SqliteIncidentQueries implements IncidentQueries {
     );
   }
 
-  private async select(plan: ReadPlan): Promise<Incident[]> {
-    const docs = await this.lists.all<string>(plan, 'pluck');
-    return docs.map((doc) => JSON.parse(doc) as Incident);
+  /** Off the event loop when the store has background reads; else, or when they cannot, on the store's connection. */
+  private async select(plan: ListPlan): Promise<Incident[]> {
+    let docs: unknown[] | undefined;
+    if (this.background) {
+      const { sql, params } = plan();
+      docs = await this.background.pluck(sql, params);
+    }
+    if (!docs) {
+      // Planned again: a bulk load may have dropped the indexes meanwhile, which planning answers as a read during a rebuild.
+      const { sql, params } = plan();
+      docs = this.sql.get(sql).pluck().all(...params);
+    }
+    return (docs as string[]).map((doc) => JSON.parse(doc) as Incident);
   }
 
   /** Newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
@@ -399,7 +386,7 @@ class SqliteTimelineQueries implements TimelineQueries {
 
   constructor(
     db: Database.Database,
-    private readonly lists: ListReader,
+    private readonly sql: StatementCache,
     private readonly timeline: SqliteCollection,
   ) {
     this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS}, doc FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
@@ -422,11 +409,6 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
-    const rows = await this.lists.all<TimelineColumns>(() => this.page(query), 'raw');
-    return rows.map((row) => toRow(row, this.docAt));
-  }
-
-  private page(query: TimelineQuery): { sql: string; params: unknown[] } {
     this.timeline.requireIndexes();
     const where: string[] = [];
     const params: unknown[] = [];
@@ -454,7 +436,8 @@ class SqliteTimelineQueries implements TimelineQueries {
       params.push(query.to);
     }
     const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
-    return { sql: `SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`, params: [...params, query.limit] };
+    const rows = this.sql.get(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`).raw().all(...params, query.limit) as TimelineColumns[];
+    return rows.map((row) => toRow(row, this.docAt));
   }
 
   /**
