@@ -9,6 +9,7 @@ const INCIDENTS = 10_000;
 const RESPONDER = 'responder-1';
 const ROUNDS = 2;
 export const MY_INCIDENTS = '{ myIncidents { id title severity status lastUpdate } }';
+export const INCIDENT_STATUS = '{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }';
 /** The caller of every query: IC of half the incidents. */
 export const GRAPHQL_READER = { sub: RESPONDER, roles: ['timeline.reader'], clearance: 'internal' };
 
@@ -87,7 +88,7 @@ async function measure({ url, pid }: Server, ceilingServer: Server, seconds: num
   for (let round = 1; round <= ROUNDS; round++) {
     const ceiling = await run(MY_INCIDENTS, ceilingServer);
     const mine = await run(MY_INCIDENTS);
-    const status = await run('{ incidentStatus(id: "INC-00001389") { id title severity status assignedTo { id role } lastUpdate quickTimeline { id type summary time } } }');
+    const status = await run(INCIDENT_STATUS);
     rows.push(
       formatRow(`round ${round}: ceiling, constant 20 IncidentSummary`, ceiling),
       formatRow(`round ${round}: myIncidents (default limit 20)`, mine),

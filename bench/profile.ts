@@ -19,7 +19,7 @@ import { token } from '../test/support/tokens';
 import { listeningUrl, load } from './support/load';
 import { sendStorm } from './alert-storm.bench';
 import { seedLedger, uniqueEvents } from './timeline.bench';
-import { GRAPHQL_READER, MY_INCIDENTS, seed as seedIncidents } from './graphql.bench';
+import { GRAPHQL_READER, INCIDENT_STATUS, MY_INCIDENTS, seed as seedIncidents } from './graphql.bench';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const GRAPHQL_AUTH = `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -80,17 +80,18 @@ const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
   'page-1000': (url) =>
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
   // As bench/graphql.bench.ts asks it, on its 10,000 seeded incidents.
-  graphql: (url) => myIncidents(url, { authorization: GRAPHQL_AUTH }),
+  graphql: (url) => graphqlQuery(url, MY_INCIDENTS, { authorization: GRAPHQL_AUTH }),
+  'incident-status': (url) => graphqlQuery(url, INCIDENT_STATUS, { authorization: GRAPHQL_AUTH }),
   // The same query against the framework ceiling (no token: it checks none).
-  'graphql-ceiling': (url) => myIncidents(url, {}),
+  'graphql-ceiling': (url) => graphqlQuery(url, MY_INCIDENTS, {}),
 };
 
-function myIncidents(url: string, headers: Record<string, string>) {
+function graphqlQuery(url: string, query: string, headers: Record<string, string>) {
   return load({
     url: `${url}/api/v1/graphql`,
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: MY_INCIDENTS }),
+    body: JSON.stringify({ query }),
     duration: 15,
   });
 }
@@ -142,11 +143,11 @@ async function main() {
   const profiles = tempDir('bench-cpuprofile');
   // 20 incidents of 1,000 events: the page is full.
   if (workload === 'page-1000') await seedLedger(data.path, 20_000, 20);
-  if (workload === 'graphql') await seedIncidents(data.path);
+  if (workload === 'graphql' || workload === 'incident-status') await seedIncidents(data.path);
   const child = startProfiled(workload, data.path, profiles.path);
   const url = await listeningUrl(child);
   // Let the start-up catch-up finish so the profile shows the workload alone.
-  await new Promise((r) => setTimeout(r, workload === 'page-1000' || workload === 'graphql' ? 8000 : 500));
+  await new Promise((r) => setTimeout(r, ['page-1000', 'graphql', 'incident-status'].includes(workload) ? 8000 : 500));
   child.kill('SIGUSR2');
   console.log(`${workload}:`, await WORKLOADS[workload](url));
   child.kill('SIGUSR2');

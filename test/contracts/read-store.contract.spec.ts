@@ -20,7 +20,7 @@ describeOutboundStoreContract('sqlite', sqliteHarness);
 describeNotificationStoreContract('sqlite', sqliteHarness);
 
 describe('with the lists read in a worker thread', () => {
-  // Every incident list the contract asks is answered by the worker, not by the store's connection as it would be while the worker starts.
+  // Every list the contract asks of it is answered by the worker, not by the store's connection as it would be while the worker starts.
   let served = 0;
   describeReadStoreContract('sqlite, background reads', () => {
     const dir = tempDir('read-background');
@@ -32,8 +32,8 @@ describe('with the lists read in a worker thread', () => {
         });
         const store = new SqliteReadStore(file, undefined, {
           backgroundReads: {
-            pluck: async (sql, params) => {
-              const rows = await reads.pluck(sql, params);
+            all: async (sql, params, shape) => {
+              const rows = await reads.all(sql, params, shape);
               expect(rows).toBeDefined();
               served++;
               return rows;

@@ -33,9 +33,10 @@ describe('BackgroundReads', () => {
 
   it('starts with its first read, which runs on the caller’s connection meanwhile, then answers from the file', async () => {
     db.prepare('INSERT OR REPLACE INTO docs VALUES (?, ?)').run('a', '{"n":1}');
-    expect(await reads.pluck('SELECT doc FROM docs', [])).toBeUndefined();
+    expect(await reads.all('SELECT doc FROM docs', [], 'pluck')).toBeUndefined();
     expect(await reads.start()).toBe(true);
-    expect(await reads.pluck('SELECT doc FROM docs WHERE key = ?', ['a'])).toEqual(['{"n":1}']);
+    expect(await reads.all('SELECT doc FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual(['{"n":1}']);
+    expect(await reads.all('SELECT key, doc FROM docs WHERE key = ?', ['a'], 'raw')).toEqual([['a', '{"n":1}']]);
   });
 
   it('sees every commit made before a read was asked (read-your-writes)', async () => {
@@ -44,7 +45,7 @@ describe('BackgroundReads', () => {
     const count = 'SELECT count(*) FROM docs WHERE key LIKE ?';
     for (let i = 0; i < 200; i++) {
       insert.run(`ryw-${i}`, '{}');
-      expect(await reads.pluck(count, ['ryw-%'])).toEqual([i + 1]);
+      expect(await reads.all(count, ['ryw-%'], 'pluck')).toEqual([i + 1]);
     }
   });
 
@@ -52,7 +53,7 @@ describe('BackgroundReads', () => {
     await reads.start();
     let turns = 0;
     let answered = false;
-    const reading = reads.pluck(SLOW, []).then((rows) => {
+    const reading = reads.all(SLOW, [], 'pluck').then((rows) => {
       answered = true;
       return rows;
     });
@@ -67,17 +68,17 @@ describe('BackgroundReads', () => {
 
   it('answers undefined for a statement that fails there, and goes on serving', async () => {
     await reads.start();
-    expect(await reads.pluck('SELECT doc FROM missing', [])).toBeUndefined();
-    expect(await reads.pluck('SELECT count(*) FROM docs WHERE key = ?', ['a'])).toEqual([1]);
+    expect(await reads.all('SELECT doc FROM missing', [], 'pluck')).toBeUndefined();
+    expect(await reads.all('SELECT count(*) FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual([1]);
     expect(failures).toEqual([]);
   });
 
   it('answers a read waiting when it is closed, and none after', async () => {
     await reads.start();
-    const waiting = reads.pluck('SELECT count(*) FROM docs WHERE key = ?', ['a']);
+    const waiting = reads.all('SELECT count(*) FROM docs WHERE key = ?', ['a'], 'pluck');
     await reads.close();
     expect(await waiting).toEqual([1]);
-    expect(await reads.pluck('SELECT 1', [])).toBeUndefined();
+    expect(await reads.all('SELECT 1', [], 'pluck')).toBeUndefined();
     expect(await reads.start()).toBe(false);
     expect(failures).toEqual([]);
   });
@@ -85,7 +86,7 @@ describe('BackgroundReads', () => {
   it('reports once that it could not open the file, and leaves every read to the caller', async () => {
     const elsewhere = new BackgroundReads(join(dir, 'missing.sqlite'), (message) => failures.push(message));
     expect(await elsewhere.start()).toBe(false);
-    expect(await elsewhere.pluck('SELECT 1', [])).toBeUndefined();
+    expect(await elsewhere.all('SELECT 1', [], 'pluck')).toBeUndefined();
     expect(failures).toEqual([expect.stringMatching(/^Background reads did not start \(SQLITE_CANTOPEN: .*\); lists are read on the event loop$/)]);
     await elsewhere.close();
   });
@@ -107,8 +108,8 @@ describe('the SQLite read store with its lists read in the background', () => {
     const reads = new BackgroundReads(file, () => undefined);
     const answered: number[] = [];
     const counted = {
-      pluck: async (...args: Parameters<BackgroundReads['pluck']>) => {
-        const rows = await reads.pluck(...args);
+      all: async (...args: Parameters<BackgroundReads['all']>) => {
+        const rows = await reads.all(...args);
         if (rows) answered.push(rows.length);
         return rows;
       },
@@ -126,7 +127,7 @@ describe('the SQLite read store with its lists read in the background', () => {
     expect(answered).toEqual([3]);
 
     // The worker is busy with a slow read when the list is asked; the load drops the indexes before the worker reaches it.
-    const slow = reads.pluck(SLOW, []);
+    const slow = reads.all(SLOW, [], 'pluck');
     const listing = store.incidents.listForUser('ann', { limit: 3 });
     let release: () => void;
     const loading = store.bulkLoad(() => new Promise<void>((resolve) => (release = resolve)));

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import type { SqliteBackgroundReads } from '@im/read-models/sqlite';
+import type { RowShape, SqliteBackgroundReads } from '@im/read-models/sqlite';
 import { type SqliteWorkerError, startSqliteWorker } from './sqlite-worker';
 
 /** A read the worker runs; the message STOP ends it. */
@@ -7,11 +7,12 @@ interface ReadRequest {
   id: number;
   sql: string;
   params: unknown[];
+  shape: RowShape;
 }
 
 const STOP = 'stop';
 
-/** Ready, could not open the file, or a read's rows, each its one column (none when it failed there). */
+/** Ready, could not open the file, or a read's rows (none when it failed there). */
 type WorkerMessage = { ready: true } | { failed: SqliteWorkerError } | { id: number; rows?: unknown[] };
 
 /**
@@ -37,10 +38,11 @@ parentPort.on('message', (request) => {
     parentPort.close();
     return;
   }
-  const { id, sql, params } = request;
+  const { id, sql, params, shape } = request;
   try {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql).pluck()));
+    const key = shape + ' ' + sql;
+    let statement = statements.get(key);
+    if (!statement) statements.set(key, (statement = shape === 'pluck' ? db.prepare(sql).pluck() : db.prepare(sql).raw()));
     parentPort.postMessage({ id, rows: statement.all(...params) });
   } catch {
     parentPort.postMessage({ id });
@@ -50,8 +52,8 @@ parentPort.postMessage({ ready: true });
 `;
 
 /**
- * The read store's incident lists run in a worker thread on a connection of
- * its own. On the event loop their statements cost more
+ * The read store's incident lists and small timeline pages run in a worker
+ * thread on a connection of its own. On the event loop their statements cost more
  * than their own time: a list of 20 incidents took about 250 µs of the main
  * thread per request in the api, against 40-80 µs in a loop, because the rest
  * of each request evicts what SQLite keeps warm (docs/benchmarks.md, "Late
@@ -75,7 +77,7 @@ export class BackgroundReads implements SqliteBackgroundReads {
     private readonly busyTimeoutMs = 5000,
   ) {}
 
-  async pluck(sql: string, params: unknown[]): Promise<unknown[] | undefined> {
+  async all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined> {
     if (!this.ready) {
       void this.start();
       return undefined;
@@ -85,7 +87,7 @@ export class BackgroundReads implements SqliteBackgroundReads {
     if (this.waiting.size === 0) this.worker!.ref();
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.worker!.postMessage({ id, sql, params } satisfies ReadRequest);
+      this.worker!.postMessage({ id, sql, params, shape } satisfies ReadRequest);
     });
   }
 

@@ -3,7 +3,6 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident } from '@im/incidents';
 import type { Principal } from '../auth/principal';
 import { TimelineReader } from '../timeline/timeline-reader.service';
-import { toTimelineEventView } from '@im/read-models';
 import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
 import { IncidentMobileView, RACIRole } from './schema.types';
 
@@ -36,7 +35,7 @@ export class IncidentMobileViews {
       lastUpdate: incident.updatedAt,
       warRoomLink: this.warRoomLink(incident.id),
       alertsFiring: incident.firingAlerts?.length ?? 0,
-      quickTimeline: shown.map((s) => toGqlTimelineEvent(toTimelineEventView(s.entry))),
+      quickTimeline: shown.map((s) => toGqlTimelineEvent(s.view)),
     };
   }
 

@@ -16,11 +16,14 @@ describe('ShownRow', () => {
     const shown = new ShownRow(row(), { visible: true, redact: [] }, rules);
     expect(matchesAsShown(query({ type: { exact: 'im.incident.note' } }))(shown)).toBe(true);
     expect(shown.viewJson).toBe(VIEW);
+    // The phone's quick timeline takes the view as an object, parsed from the stored text.
+    expect(shown.view).toEqual({ id: 'evt-1', stored: 'as is' });
     expect(row()).toMatchObject({ position: 7n, incidentId: 'INC-00000001', visibility: 'internal', dataClass: [] });
   });
 
   it('parses the document of an event it redacts, or tests against a filter redaction can hide', () => {
     expect(() => new ShownRow(row(), { visible: true, redact: ['content'] }, rules).viewJson).toThrow(SyntaxError);
+    expect(() => new ShownRow(row(), { visible: true, redact: ['content'] }, rules).view).toThrow(SyntaxError);
     expect(() => matchesAsShown(query({ actor: 'alice' }))(new ShownRow(row(), { visible: true, redact: [] }, rules))).toThrow(SyntaxError);
   });
 });

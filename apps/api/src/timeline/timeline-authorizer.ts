@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PDP, type PolicyAction, type PolicyDecision, type PolicyDecisionPoint, type RedactedEntry, redactEntry, type TimelinePolicy } from '@im/policy';
-import { type TimelineRow, toTimelineEventView } from '@im/read-models';
+import { type TimelineEventView, type TimelineRow, toTimelineEventView } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { TIMELINE_POLICY } from '../policy/policy-tokens';
@@ -22,6 +22,11 @@ export class ShownRow {
   /** The read view as JSON text: the stored one when the decision redacts nothing, so that event is never parsed. */
   get viewJson(): string {
     return this.decision.redact.length === 0 ? this.row.viewJson : JSON.stringify(toTimelineEventView(this.entry));
+  }
+
+  /** The read view: the stored one parsed when the decision redacts nothing, so that event's document is never read. */
+  get view(): TimelineEventView {
+    return this.decision.redact.length === 0 ? (JSON.parse(this.row.viewJson) as TimelineEventView) : toTimelineEventView(this.entry);
   }
 }
 

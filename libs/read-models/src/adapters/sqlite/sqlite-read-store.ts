@@ -50,15 +50,17 @@ export interface BulkLoadSettings {
   busyTimeoutMs: number;
 }
 
+/** How a read's rows come back: each row's one column (`pluck`), or each row as an array of its columns (`raw`). */
+export type RowShape = 'pluck' | 'raw';
+
 /**
  * Reads run on another connection to the same file, off the event loop (a
- * worker thread). `pluck` answers each row's one column, or undefined when it
- * cannot run the read (not started yet, stopped, or the statement failed
- * there): the store then runs it on its own connection, which raises any
- * error where it belongs.
+ * worker thread). `all` answers undefined when it cannot run the read (not
+ * started yet, stopped, or the statement failed there): the store then runs
+ * it on its own connection, which raises any error where it belongs.
  */
 export interface SqliteBackgroundReads {
-  pluck(sql: string, params: unknown[]): Promise<unknown[] | undefined>;
+  all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,33 @@ export interface SqliteReadStoreOptions {
 
 /** A list's statement and parameters, planned from the query and the indexes present when it runs. */
 type ListPlan = () => { sql: string; params: unknown[] };
+
+/** Where a list runs: off the event loop when the store has background reads, else (or when they cannot) on the store's connection. */
+class ListReads {
+  constructor(
+    private readonly sql: StatementCache,
+    private readonly background: SqliteBackgroundReads | undefined,
+  ) {}
+
+  async all(plan: ListPlan, shape: RowShape, { inBackground = true } = {}): Promise<unknown[]> {
+    if (this.background && inBackground) {
+      const { sql, params } = plan();
+      const rows = await this.background.all(sql, params, shape);
+      if (rows) return rows;
+    }
+    // Planned again: a bulk load may have dropped the indexes meanwhile, which planning answers as a read during a rebuild.
+    const { sql, params } = plan();
+    const statement = this.sql.get(sql);
+    return (shape === 'pluck' ? statement.pluck() : statement.raw()).all(...params);
+  }
+}
+
+/**
+ * Timeline pages up to this many rows are read in the background (a phone's
+ * quick timeline, small pages); larger ones carry more bytes across threads
+ * than their statement costs in place (docs/decisions.md).
+ */
+const BACKGROUND_PAGE_ROWS = 20;
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
@@ -94,7 +123,7 @@ export class SqliteReadStore implements ReadStore {
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
    * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
-   * `backgroundReads`: runs the incident lists on another connection (a worker thread); closed with the store.
+   * `backgroundReads`: runs the incident lists and small timeline pages on another connection (a worker thread); closed with the store.
    */
   constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes, backgroundReads }: SqliteReadStoreOptions = {}) {
     this.db = new Database(file);
@@ -127,8 +156,9 @@ export class SqliteReadStore implements ReadStore {
          first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.sql = new StatementCache(this.db);
-    this.incidents = new SqliteIncidentQueries(this.db, this.sql, backgroundReads, this.collection('incidents'));
-    this.timeline = new SqliteTimelineQueries(this.db, this.sql, this.collection('timeline'));
+    const lists = new ListReads(this.sql, backgroundReads);
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'));
+    this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
     const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
     this.preferences = {
       findByUser: async (userId) => {
@@ -295,7 +325,7 @@ class SqliteIncidentQueries implements IncidentQueries {
   constructor(
     db: Database.Database,
     private readonly sql: StatementCache,
-    private readonly background: SqliteBackgroundReads | undefined,
+    private readonly lists: ListReads,
     private readonly incidents: SqliteCollection,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
@@ -351,19 +381,9 @@ class SqliteIncidentQueries implements IncidentQueries {
     );
   }
 
-  /** Off the event loop when the store has background reads; else, or when they cannot, on the store's connection. */
   private async select(plan: ListPlan): Promise<Incident[]> {
-    let docs: unknown[] | undefined;
-    if (this.background) {
-      const { sql, params } = plan();
-      docs = await this.background.pluck(sql, params);
-    }
-    if (!docs) {
-      // Planned again: a bulk load may have dropped the indexes meanwhile, which planning answers as a read during a rebuild.
-      const { sql, params } = plan();
-      docs = this.sql.get(sql).pluck().all(...params);
-    }
-    return (docs as string[]).map((doc) => JSON.parse(doc) as Incident);
+    const docs = (await this.lists.all(plan, 'pluck')) as string[];
+    return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 
   /** Newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
@@ -386,7 +406,7 @@ class SqliteTimelineQueries implements TimelineQueries {
 
   constructor(
     db: Database.Database,
-    private readonly sql: StatementCache,
+    private readonly lists: ListReads,
     private readonly timeline: SqliteCollection,
   ) {
     this.selectByEventId = db.prepare(`SELECT ${TIMELINE_COLUMNS}, doc FROM timeline WHERE event_id = ? ORDER BY position LIMIT 1`).raw();
@@ -409,6 +429,11 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
+    const rows = (await this.lists.all(() => this.page(query), 'raw', { inBackground: query.limit <= BACKGROUND_PAGE_ROWS })) as TimelineColumns[];
+    return rows.map((row) => toRow(row, this.docAt));
+  }
+
+  private page(query: TimelineQuery): { sql: string; params: unknown[] } {
     this.timeline.requireIndexes();
     const where: string[] = [];
     const params: unknown[] = [];
@@ -436,8 +461,7 @@ class SqliteTimelineQueries implements TimelineQueries {
       params.push(query.to);
     }
     const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
-    const rows = this.sql.get(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`).raw().all(...params, query.limit) as TimelineColumns[];
-    return rows.map((row) => toRow(row, this.docAt));
+    return { sql: `SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`, params: [...params, query.limit] };
   }
 
   /**
