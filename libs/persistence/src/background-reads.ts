@@ -22,6 +22,7 @@ type WorkerMessage = { ready: true } | { failed: SqliteWorkerError } | { id: num
  * newest commit), so read-your-writes holds as on that connection.
  */
 const READER = `
+// background reads (bench/support/no-background-reads.preload.js recognises the worker by this line)
 let db;
 try {
   const Database = loadDatabase();
