@@ -6,7 +6,9 @@
  * bench/graphql-ceiling.server.ts under the graphql workload instead, to
  * compare with `graphql`. With `--sql` after the workload, it times each
  * SQLite statement instead (bench/support/sql-time.preload.js) and prints the
- * time and calls per statement. Used before every optimisation recorded in
+ * time and calls per statement. With `--heap`, it samples allocations instead
+ * (bench/support/heap-profile.preload.js) and prints the bytes allocated by
+ * function and by package. Used before every optimisation recorded in
  * docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -97,7 +99,9 @@ function graphqlQuery(url: string, query: string, headers: Record<string, string
 }
 
 const SQL_TIME = process.argv.includes('--sql');
-const PROFILER_PRELOAD = join(__dirname, 'support', SQL_TIME ? 'sql-time.preload.js' : 'cpu-profile.preload.js');
+const HEAP = process.argv.includes('--heap');
+const PROFILER_PRELOAD = join(__dirname, 'support', SQL_TIME ? 'sql-time.preload.js' : HEAP ? 'heap-profile.preload.js' : 'cpu-profile.preload.js');
+const PROFILE_SUFFIX = SQL_TIME ? 'sqltime.json' : HEAP ? 'heapprofile' : 'cpuprofile';
 const GRAPHQL_CEILING = join(__dirname, 'graphql-ceiling.server.ts');
 
 /** The profiled server: the built api on `dataDir`, or the GraphQL ceiling. */
@@ -134,6 +138,37 @@ function reportSqlTime(file: string): void {
   }
 }
 
+interface HeapNode {
+  callFrame: ProfileNode['callFrame'];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated by function and by package, in all and per request of the workload. */
+function reportAllocations(file: string, requests: number): void {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let all = 0;
+  const visit = (node: HeapNode) => {
+    const asProfileNode = { id: 0, callFrame: node.callFrame };
+    byFunction.set(functionOf(asProfileNode), (byFunction.get(functionOf(asProfileNode)) ?? 0) + node.selfSize);
+    byPackage.set(packageOf(asProfileNode), (byPackage.get(packageOf(asProfileNode)) ?? 0) + node.selfSize);
+    all += node.selfSize;
+    node.children.forEach(visit);
+  };
+  visit(head);
+  const top = (totals: Map<string, number>, n: number) =>
+    [...totals.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([key, bytes]) => `${((100 * bytes) / all).toFixed(1).padStart(5)}% ${(bytes / requests / 1024).toFixed(1).padStart(8)} kB/request  ${key}`)
+      .join('\n');
+  console.log(`\nAllocated (sampled): ${(all / 2 ** 20).toFixed(0)} MiB, ${(all / requests / 1024).toFixed(1)} kB per request of the workload (per alert for alert-storm)`);
+  console.log('\nBy package:\n' + top(byPackage, 15));
+  console.log('\nBy function:\n' + top(byFunction, 40));
+}
+
 async function main() {
   const workload = process.argv[2] ?? 'appends';
   // A profile written elsewhere (a bench run with BENCH_CPU_PROF_DIR): only the report.
@@ -149,13 +184,16 @@ async function main() {
   // Let the start-up catch-up finish so the profile shows the workload alone.
   await new Promise((r) => setTimeout(r, ['page-1000', 'graphql', 'incident-status'].includes(workload) ? 8000 : 500));
   child.kill('SIGUSR2');
-  console.log(`${workload}:`, await WORKLOADS[workload](url));
+  const result = await WORKLOADS[workload](url);
+  console.log(`${workload}:`, result);
   child.kill('SIGUSR2');
-  const file = join(profiles.path, `${child.pid}.${SQL_TIME ? 'sqltime.json' : 'cpuprofile'}`);
+  const file = join(profiles.path, `${child.pid}.${PROFILE_SUFFIX}`);
   await written(file);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   if (SQL_TIME) reportSqlTime(file);
+  // The storm workload answers its report, not a count: two storms of 10,000 alerts, so "per request" is per alert.
+  else if (HEAP) reportAllocations(file, workload === 'alert-storm' ? 20_000 : (result as { requests: number }).requests);
   else report(file);
   data.remove();
   if (process.env.KEEP_PROFILE) console.log(`\nProfile kept: ${file}`);
