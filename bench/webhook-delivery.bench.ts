@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
-import { withBuiltServer } from './support/load';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { listeningUrl, startTsServer, withBuiltServer } from './support/load';
 import { tsWorker } from './support/ts-worker';
 import type { ReceiversData, ReceiversReport, ToReceivers } from './webhook-receivers.worker';
 
@@ -58,12 +60,26 @@ interface Run {
   load: string;
 }
 
+type WithServer = (work: (url: string, dataDir: string, pid: number) => Promise<Run>) => Promise<Run>;
+
+const withService: WithServer = (work) => withBuiltServer('bench-webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, work);
+
+/** The ceiling (bench/bare-webhook.server.ts) takes the same requests as the service. */
+const withBareSender: WithServer = async (work) => {
+  const bare = startTsServer(join(__dirname, 'bare-webhook.server.ts'));
+  try {
+    return await work(await listeningUrl(bare), '', bare.pid!);
+  } finally {
+    bare.kill('SIGTERM');
+  }
+};
+
 /** One run on a fresh server: 100 registrations, notes at 100/s for `seconds`; lag = first arrival − append sent, over the healthy receivers. */
-export async function run(seconds: number, hanging: boolean, appendsPerSecond = APPENDS_PER_SECOND): Promise<Run> {
+export async function run(seconds: number, hanging: boolean, appendsPerSecond = APPENDS_PER_SECOND, withServer = withService): Promise<Run> {
   const receivers = receiversWorker({ count: SUBSCRIPTIONS, hanging: hanging ? 0 : -1 });
   try {
     const urls = await receivers.opened;
-    return await withBuiltServer('bench-webhooks', { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'warn' }, async (url, _dir, pid) => {
+    return await withServer(async (url, _dir, pid) => {
       const secrets: string[] = [];
       for (const receiverUrl of urls) secrets.push((await postJson(`${url}/api/v1/webhooks`, { url: receiverUrl, event_types: ['im.incident.note'] })).secret as string);
       await receivers.secrets(secrets);
@@ -106,8 +122,11 @@ export async function run(seconds: number, hanging: boolean, appendsPerSecond = 
   }
 }
 
+const cpuPerRequest = (r: Run) => (1000 * r.apiCpuMs) / Math.max(1, r.requests);
+const receiversCpuPerRequest = (r: Run) => (1000 * r.receiversCpuMs) / Math.max(1, r.requests);
+
 const row = (name: string, r: Run) =>
-  `| ${name} | ${r.appended} (${r.failedAppends} refused) | ${r.lagsMs.length} | ${r.missing} | ${percentile(r.lagsMs, 50).toFixed(0)} | ${percentile(r.lagsMs, 99).toFixed(0)} | ${r.lagsMs.length ? r.lagsMs[r.lagsMs.length - 1].toFixed(0) : '-'} | ${r.requests} (${r.badSignatures} bad) | ${((1000 * r.apiCpuMs) / Math.max(1, r.requests)).toFixed(1)} | ${((1000 * r.receiversCpuMs) / Math.max(1, r.requests)).toFixed(1)} | ${r.load} |`;
+  `| ${name} | ${r.appended} (${r.failedAppends} refused) | ${r.lagsMs.length} | ${r.missing} | ${percentile(r.lagsMs, 50).toFixed(0)} | ${percentile(r.lagsMs, 99).toFixed(0)} | ${r.lagsMs.length ? r.lagsMs[r.lagsMs.length - 1].toFixed(0) : '-'} | ${r.requests} (${r.badSignatures} bad) | ${cpuPerRequest(r).toFixed(1)} | ${receiversCpuPerRequest(r).toFixed(1)} | ${r.load} |`;
 
 /** A rate this machine keeps up with (found by trying 25, 40, 60 and 75 appends/s): what the target's rate is compared to. */
 const SUSTAINED_APPENDS_PER_SECOND = 40;
@@ -119,20 +138,24 @@ const SUSTAINED_APPENDS_PER_SECOND = 40;
  * sending the append to the first arrival at a healthy receiver.
  */
 export async function webhookDelivery(seconds: number): Promise<string> {
+  const ceiling = await run(seconds, false, APPENDS_PER_SECOND, withBareSender);
   const healthy = await run(seconds, false);
   const withHanging = await run(seconds, true);
   const sustained = await run(seconds, false, SUSTAINED_APPENDS_PER_SECOND);
   return [
     '## Webhook delivery',
     '',
-    `${SUBSCRIPTIONS} registrations, receivers on loopback (bench/webhook-receivers.worker.ts: a thread of the load generator, each delivery verified with \`standardwebhooks\`), \`im.incident.note\` appended at ${APPENDS_PER_SECOND}/s for ${seconds} s over ${INCIDENTS} incidents: ${SUBSCRIPTIONS * APPENDS_PER_SECOND} deliveries a second. Lag: from sending the append to the event's first arrival, over the healthy receivers. The second run has one receiver that never answers (WEBHOOK_TIMEOUT_MS 10 s). The third appends at ${SUSTAINED_APPENDS_PER_SECOND}/s (${SUBSCRIPTIONS * SUSTAINED_APPENDS_PER_SECOND} deliveries a second), a rate this machine keeps up with, for comparison.`,
+    `${SUBSCRIPTIONS} registrations, receivers on loopback (bench/webhook-receivers.worker.ts: a thread of the load generator, each delivery verified with \`standardwebhooks\`), \`im.incident.note\` appended at ${APPENDS_PER_SECOND}/s for ${seconds} s over ${INCIDENTS} incidents: ${SUBSCRIPTIONS * APPENDS_PER_SECOND} deliveries a second. Lag: from sending the append to the event's first arrival, over the healthy receivers. The first run is the ceiling, \`bench/bare-webhook.server.ts\`: plain node:http taking the same requests and sending each note to every registration, signed, over the same keep-alive pools, and nothing else (no ledger, no delivery log, no checkpoints, no redaction, no retries). The third run has one receiver that never answers (WEBHOOK_TIMEOUT_MS 10 s). The fourth appends at ${SUSTAINED_APPENDS_PER_SECOND}/s (${SUBSCRIPTIONS * SUSTAINED_APPENDS_PER_SECOND} deliveries a second), a rate this machine keeps up with, for comparison.`,
     '',
-    '| Run | Appends | Deliveries | Missing | Lag p50 ms | Lag p99 ms | Lag max ms | Requests taken | api CPU µs/request | receivers CPU µs/request | load avg |',
+    '| Run | Appends | Deliveries | Missing | Lag p50 ms | Lag p99 ms | Lag max ms | Requests taken | server CPU µs/request | receivers CPU µs/request | load avg |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    row('ceiling: bare sender, 100 healthy', ceiling),
     row('100 healthy', healthy),
     row('99 healthy + 1 hanging', withHanging),
     row(`100 healthy, ${SUSTAINED_APPENDS_PER_SECOND} appends/s`, sustained),
     '',
     `Same-run ratio, p99 with one hanging receiver to p99 without: ${(percentile(withHanging.lagsMs, 99) / percentile(healthy.lagsMs, 99)).toFixed(2)}.`,
+    '',
+    `Against the ceiling at the same rate: deliveries that arrived ${healthy.lagsMs.length} / ${ceiling.lagsMs.length}, lag p99 ${percentile(healthy.lagsMs, 99).toFixed(0)} / ${percentile(ceiling.lagsMs, 99).toFixed(0)} ms, server CPU per delivery ${cpuPerRequest(healthy).toFixed(1)} / ${cpuPerRequest(ceiling).toFixed(1)} µs (${(cpuPerRequest(healthy) / cpuPerRequest(ceiling)).toFixed(1)} ×), and the machine's whole CPU for the ceiling's mix, server and receivers: ${((SUBSCRIPTIONS * APPENDS_PER_SECOND * (cpuPerRequest(ceiling) + receiversCpuPerRequest(ceiling))) / 1e6).toFixed(2)} of ${cpus().length} cores.`,
   ].join('\n');
 }
