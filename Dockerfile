@@ -19,5 +19,4 @@ RUN mkdir -p /app/data && chown node:node /app/data
 VOLUME /app/data
 USER node
 EXPOSE 3000
-# A larger young generation: see docs/decisions.md, "The api runs with a 32 MiB semi-space".
-CMD ["node", "--max-semi-space-size=32", "dist/apps/api/main.js"]
+CMD ["node", "dist/apps/api/main.js"]

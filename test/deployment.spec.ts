@@ -4,7 +4,6 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { loadConfig } from '@im/config';
 import { loadTimelinePolicy } from '@im/policy';
-import { API_NODE_FLAGS } from './support/server-process';
 
 const ROOT = join(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -124,19 +123,5 @@ describe('.github/workflows/ci.yml', () => {
     const env = production.find((step) => step.run === 'npm run test:production')!.env!;
     expect(env.KURRENTDB_URL).toBe('kurrentdb://localhost:2113?tls=false');
     expect(new URL(env.MONGODB_URL).searchParams.get('replicaSet')).toBe('rs0');
-  });
-});
-
-describe('launching the api', () => {
-  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  const dockerCmd = JSON.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/^CMD (.+)$/m)![1]) as string[];
-
-  // The storm's throughput depends on it (docs/decisions.md, "The api runs with a 32 MiB semi-space"): the tests and benches start it so, and so must users.
-  it('passes the same V8 flags in npm start, npm run start:prod, the image and the tests', () => {
-    const launch = ['node', ...API_NODE_FLAGS, 'dist/apps/api/main.js'].join(' ');
-    expect(scripts.start).toMatch(new RegExp(`&& ${launch}$`));
-    expect(scripts['start:prod']).toBe(launch);
-    expect(dockerCmd.join(' ')).toBe(launch);
-    expect(compose.services.api.command).toBeUndefined();
   });
 });

@@ -4,8 +4,6 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 export const API_MAIN = join(ROOT, 'dist', 'apps', 'api', 'main.js');
-/** The V8 flag every launch of the api passes (npm start, the Dockerfile): docs/decisions.md, "The api runs with a 32 MiB semi-space". */
-export const API_NODE_FLAGS = ['--max-semi-space-size=32'];
 export const PROJECTOR_MAIN = join(ROOT, 'dist', 'apps', 'projector', 'main.js');
 
 function requireBuilt(file: string): void {
@@ -22,10 +20,10 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts the built api as a user would (`node --max-semi-space-size=32 dist/apps/api/main.js`) and waits until it listens. */
+/** Starts the built api as a user would (`node dist/apps/api/main.js`) and waits until it listens. */
 export function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   requireBuilt(API_MAIN);
-  const child = spawn(process.execPath, [...API_NODE_FLAGS, API_MAIN], {
+  const child = spawn(process.execPath, [API_MAIN], {
     env: { ...process.env, PORT: '0', NO_COLOR: '1', APP_ENV: 'development', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
