@@ -22,6 +22,7 @@ import { listeningUrl, load } from './support/load';
 import { sendStorm } from './alert-storm.bench';
 import { seedLedger, uniqueEvents } from './timeline.bench';
 import { GRAPHQL_READER, INCIDENT_STATUS, MY_INCIDENTS, seed as seedIncidents } from './graphql.bench';
+import { run as webhookRun } from './webhook-delivery.bench';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const GRAPHQL_AUTH = `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -63,7 +64,7 @@ const packageOf = ({ callFrame: { url, functionName } }: ProfileNode) => {
 const functionOf = ({ callFrame: { url, functionName, lineNumber } }: ProfileNode) =>
   `${functionName || '(anonymous)'} ${url.split('/').slice(-1)[0]}:${lineNumber + 1}`;
 
-const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
+const WORKLOADS: Record<string, (url: string, pid: number) => Promise<unknown>> = {
   async appends(url) {
     const created = await fetch(`${url}/api/v1/incidents`, {
       method: 'POST',
@@ -79,6 +80,12 @@ const WORKLOADS: Record<string, (url: string) => Promise<unknown>> = {
     });
   },
   'alert-storm': sendStorm,
+  // As bench/webhook-delivery.bench.ts drives it: 100 registrations, notes at 100/s (10,000 deliveries a second), 15 s.
+  async webhooks(url, pid) {
+    const run = await webhookRun(15, false, undefined, (work) => work(url, '', pid));
+    const lag = (p: number) => Math.round(run.lagsMs[Math.min(run.lagsMs.length - 1, Math.ceil((p / 100) * run.lagsMs.length) - 1)]);
+    return { requests: run.requests, delivered: run.lagsMs.length, missing: run.missing, lagP50: lag(50), lagP99: lag(99) };
+  },
   'page-1000': (url) =>
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
   // As bench/graphql.bench.ts asks it, on its 10,000 seeded incidents.
@@ -111,7 +118,9 @@ function startProfiled(workload: string, dataDir: string, profileDir: string): C
   if (workload === 'graphql-ceiling') {
     return spawn(process.execPath, ['-r', PROFILER_PRELOAD, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', GRAPHQL_CEILING], { env, stdio });
   }
-  return spawn(process.execPath, ['-r', PROFILER_PRELOAD, API_MAIN], { env: { ...env, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
+  // The webhook bench's receivers are on loopback.
+  const webhooks = workload === 'webhooks' ? { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } : {};
+  return spawn(process.execPath, ['-r', PROFILER_PRELOAD, API_MAIN], { env: { ...env, ...webhooks, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
 }
 
 /** Waits for the profile the preload writes when told to stop. */
@@ -184,7 +193,7 @@ async function main() {
   // Let the start-up catch-up finish so the profile shows the workload alone.
   await new Promise((r) => setTimeout(r, ['page-1000', 'graphql', 'incident-status'].includes(workload) ? 8000 : 500));
   child.kill('SIGUSR2');
-  const result = await WORKLOADS[workload](url);
+  const result = await WORKLOADS[workload](url, child.pid!);
   console.log(`${workload}:`, result);
   child.kill('SIGUSR2');
   const file = join(profiles.path, `${child.pid}.${PROFILE_SUFFIX}`);
