@@ -44,9 +44,12 @@ describe('the retry window across a restart', () => {
     t = await startTestApp(env, dir.path);
 
     await sleep(8000);
-    // The event cut short by the restart is tried once more; its window (from the first attempt) is then over.
+    // The event cut short by the restart is tried once more, and at most once after that: when the close
+    // interrupted the fourth attempt before it was logged, the next pause (1.6 s ± 20 %) may still end inside
+    // the window. Either way nothing arrives past the window counted from the first attempt.
     // Before the fix the restart opened a new 4-second window: four or five more attempts, until about 4.5 s after the restart.
-    expect(receiver.received.length - before).toBe(1);
+    expect(receiver.received.length - before).toBeGreaterThanOrEqual(1);
+    expect(receiver.received.length - before).toBeLessThanOrEqual(2);
     expect(arrivals[arrivals.length - 1] - arrivals[0]).toBeLessThanOrEqual(5000);
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
   });
