@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { listeningUrl, startTsServer, withBuiltServer } from './support/load';
 import { tsWorker } from './support/ts-worker';
 import type { ReceiversData, ReceiversReport, ToReceivers } from './webhook-receivers.worker';
