@@ -2,7 +2,7 @@ import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { cpus } from 'node:os';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
-import { withBuiltServer } from './support/load';
+import { percentile, withBuiltServer } from './support/load';
 
 const AUTH = `Bearer ${token({ sub: 'alertmanager', roles: ['timeline.writer', 'timeline.reader'] }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const FINGERPRINTS = 100;
@@ -47,7 +47,6 @@ function payloads(prefix: string): string[] {
   );
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 /** Counts the incidents on the server (all of them: the data directory is fresh). */
 async function incidentCount(url: string): Promise<number> {
@@ -134,6 +133,9 @@ async function storm(url: string, prefix: string, pid?: number): Promise<StormRu
   const [p50, p99] = [50, 99].map((p) => Math.round(percentile(latencies, p)));
   return { rate: Math.round(ALERTS / seconds), p50, p99, stored, errors, opened: (await incidentCount(url)) - before, cpu };
 }
+
+/** The alerts `sendStorm` sends: two storms. */
+export const ALERTS_PER_SEND = 2 * ALERTS;
 
 /**
  * Sends two storms to a running api, each of 100 new fingerprints, and

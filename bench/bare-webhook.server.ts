@@ -9,7 +9,8 @@
  * send at all, to compare the service's lag and CPU with in the same run.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo, Server } from 'node:net';
 import { newWebhookSecret, signWebhook, webhookKey } from '../apps/api/src/webhooks/webhook-secret';
 
 interface Registration {
@@ -34,7 +35,7 @@ function deliver(id: string, body: string): void {
   }
 }
 
-const answer = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+const answer = (res: ServerResponse, status: number, body: unknown) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 createServer((req, res) => {
@@ -58,7 +59,7 @@ createServer((req, res) => {
       answer(res, 400, { error: String(error), status: 400 });
     }
   });
-}).listen(0, '127.0.0.1', function (this: import('node:net').Server) {
-  const address = this.address() as import('node:net').AddressInfo;
+}).listen(0, '127.0.0.1', function (this: Server) {
+  const address = this.address() as AddressInfo;
   console.log(`listening on http://127.0.0.1:${address.port},`);
 });

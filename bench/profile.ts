@@ -18,8 +18,8 @@ import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { API_MAIN } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
-import { listeningUrl, load } from './support/load';
-import { sendStorm } from './alert-storm.bench';
+import { listeningUrl, load, percentile } from './support/load';
+import { ALERTS_PER_SEND, sendStorm } from './alert-storm.bench';
 import { seedLedger, uniqueEvents } from './timeline.bench';
 import { GRAPHQL_READER, INCIDENT_STATUS, MY_INCIDENTS, seed as seedIncidents } from './graphql.bench';
 import { run as webhookRun } from './webhook-delivery.bench';
@@ -53,7 +53,7 @@ function selfTime(profile: CpuProfile, keyOf: (node: ProfileNode) => string, top
     .map(([key, t]) => `${((100 * t) / all).toFixed(1).padStart(5)}%  ${key}`);
 }
 
-const packageOf = ({ callFrame: { url, functionName } }: ProfileNode) => {
+const packageOf = ({ callFrame: { url, functionName } }: Pick<ProfileNode, 'callFrame'>) => {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
   const modules = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/);
   if (modules) return modules[1];
@@ -61,7 +61,7 @@ const packageOf = ({ callFrame: { url, functionName } }: ProfileNode) => {
   return url.includes('/dist/') ? 'service code' : url;
 };
 
-const functionOf = ({ callFrame: { url, functionName, lineNumber } }: ProfileNode) =>
+const functionOf = ({ callFrame: { url, functionName, lineNumber } }: Pick<ProfileNode, 'callFrame'>) =>
   `${functionName || '(anonymous)'} ${url.split('/').slice(-1)[0]}:${lineNumber + 1}`;
 
 const WORKLOADS: Record<string, (url: string, pid: number) => Promise<unknown>> = {
@@ -83,8 +83,7 @@ const WORKLOADS: Record<string, (url: string, pid: number) => Promise<unknown>> 
   // As bench/webhook-delivery.bench.ts drives it: 100 registrations, notes at 100/s (10,000 deliveries a second), 15 s.
   async webhooks(url, pid) {
     const run = await webhookRun(15, false, undefined, (work) => work(url, '', pid));
-    const lag = (p: number) => Math.round(run.lagsMs[Math.min(run.lagsMs.length - 1, Math.ceil((p / 100) * run.lagsMs.length) - 1)]);
-    return { requests: run.requests, delivered: run.lagsMs.length, missing: run.missing, lagP50: lag(50), lagP99: lag(99) };
+    return { requests: run.requests, delivered: run.lagsMs.length, missing: run.missing, lagP50: percentile(run.lagsMs, 50), lagP99: percentile(run.lagsMs, 99) };
   },
   'page-1000': (url) =>
     load({ url: `${url}/api/v1/incidents/INC-00000010/timeline?limit=1000`, headers: { authorization: AUTH }, duration: 15 }),
@@ -159,10 +158,10 @@ function reportAllocations(file: string, requests: number): void {
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
   let all = 0;
+  const add = (totals: Map<string, number>, key: string, bytes: number) => totals.set(key, (totals.get(key) ?? 0) + bytes);
   const visit = (node: HeapNode) => {
-    const asProfileNode = { id: 0, callFrame: node.callFrame };
-    byFunction.set(functionOf(asProfileNode), (byFunction.get(functionOf(asProfileNode)) ?? 0) + node.selfSize);
-    byPackage.set(packageOf(asProfileNode), (byPackage.get(packageOf(asProfileNode)) ?? 0) + node.selfSize);
+    add(byFunction, functionOf(node), node.selfSize);
+    add(byPackage, packageOf(node), node.selfSize);
     all += node.selfSize;
     node.children.forEach(visit);
   };
@@ -201,8 +200,8 @@ async function main() {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   if (SQL_TIME) reportSqlTime(file);
-  // The storm workload answers its report, not a count: two storms of 10,000 alerts, so "per request" is per alert.
-  else if (HEAP) reportAllocations(file, workload === 'alert-storm' ? 20_000 : (result as { requests: number }).requests);
+  // The storm workload answers its report, not a count: "per request" is per alert it sent.
+  else if (HEAP) reportAllocations(file, workload === 'alert-storm' ? ALERTS_PER_SEND : (result as { requests: number }).requests);
   else report(file);
   data.remove();
   if (process.env.KEEP_PROFILE) console.log(`\nProfile kept: ${file}`);

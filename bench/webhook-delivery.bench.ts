@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
-import { listeningUrl, startTsServer, withBuiltServer } from './support/load';
+import { listeningUrl, percentile, startTsServer, withBuiltServer } from './support/load';
 import { tsWorker } from './support/ts-worker';
 import type { ReceiversData, ReceiversReport, ToReceivers } from './webhook-receivers.worker';
 
@@ -16,7 +16,6 @@ const INCIDENTS = 10;
 /** After the last append, how long stragglers may take before they count as missing. */
 const DRAIN_MS = 15_000;
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 const now = () => performance.timeOrigin + performance.now();
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 

@@ -28,6 +28,9 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+/** The p-th percentile of ascending `sorted` values (nearest rank); NaN when there are none. */
+export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+
 export const formatRow = (name: string, r: LoadResult) =>
   `| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.errors} | ${r.non2xx} |`;
 
