@@ -1,4 +1,4 @@
-import type { AttemptHistory, NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
+import type { AttemptHistory, MessageOfTarget, NewDeliveryAttempt, OutboundProgress, OutboundStore } from '@im/read-models';
 
 /** How often what the consumers did is committed: what a kill -9 may make them deliver again. */
 const FLUSH_EVERY_MS = 100;
@@ -45,9 +45,9 @@ export class OutboundJournal {
    * How often the consumer's message was tried, and when first: the store's
    * log (attempts before a restart included) with what is not committed yet.
    */
-  async history(consumer: string, attempt: Pick<NewDeliveryAttempt, 'channel' | 'targetId' | 'messageId'>): Promise<AttemptHistory | undefined> {
-    const stored = await this.store.history(attempt.channel, attempt.targetId, attempt.messageId);
-    const uncommitted = [this.pending.get(consumer), this.inFlight?.get(consumer)].flatMap((progress) => progress?.attempts ?? []).filter((made) => made.messageId === attempt.messageId);
+  async history(consumer: string, message: MessageOfTarget): Promise<AttemptHistory | undefined> {
+    const stored = await this.store.history(message);
+    const uncommitted = [this.pending.get(consumer), this.inFlight?.get(consumer)].flatMap((progress) => progress?.attempts ?? []).filter((made) => made.messageId === message.messageId);
     const times = [...(stored ? [stored.firstAttemptedAt] : []), ...uncommitted.map((made) => made.attemptedAt)].sort();
     return times.length === 0 ? undefined : { attempts: (stored?.attempts ?? 0) + uncommitted.length, firstAttemptedAt: times[0] };
   }

@@ -67,10 +67,13 @@ export function describeOutboundStoreContract(adapter: string, makeHarness: () =
     it('answers how often a message was tried on a target and when first, across commits (a restart counts its window from there)', async () => {
       const early = attempt('w1', 'e1', { attemptedAt: '2026-11-22T09:00:00.000Z' });
       await store.commit([{ consumer: 'webhook:w1', attempts: [attempt('w1', 'e1', { attemptedAt: '2026-11-22T09:30:00.000Z' }), early, attempt('w2', 'e1')] }]);
-      await store.commit([{ consumer: 'webhook:w1', attempts: [attempt('w1', 'e1', { attemptedAt: '2026-11-22T10:00:00.000Z' })] }]);
-      expect(await store.history('webhook', 'w1', early.messageId)).toEqual({ attempts: 3, firstAttemptedAt: '2026-11-22T09:00:00.000Z' });
-      expect(await store.history('webhook', 'w2', early.messageId)).toBeUndefined();
-      expect(await store.history('webhook', 'w1', 'msg_other')).toBeUndefined();
+      // Another message of the same event to the same target (a notification to another responder) counts apart.
+      const otherMessage = attempt('w1', 'e1', { messageId: 'msg_other', attemptedAt: '2026-11-22T08:00:00.000Z' });
+      await store.commit([{ consumer: 'webhook:w1', attempts: [attempt('w1', 'e1', { attemptedAt: '2026-11-22T10:00:00.000Z' }), otherMessage] }]);
+      expect(await store.history(early)).toEqual({ attempts: 3, firstAttemptedAt: '2026-11-22T09:00:00.000Z' });
+      expect(await store.history(otherMessage)).toEqual({ attempts: 1, firstAttemptedAt: '2026-11-22T08:00:00.000Z' });
+      expect(await store.history({ ...early, targetId: 'w2' })).toBeUndefined();
+      expect(await store.history({ ...early, eventId: 'e2' })).toBeUndefined();
     });
 
     it('keeps an attempt committed twice (a commit put back after it failed) once, and the commit still goes through', async () => {
@@ -90,7 +93,7 @@ export function describeOutboundStoreContract(adapter: string, makeHarness: () =
       expect(await store.pruneAttempts('webhook', bound, 2)).toBe(0);
       expect((await store.attempts('webhook', 'w1', 10)).map((a) => [a.id, a.attempt])).toEqual([[kept.id, 3]]);
       expect(await store.findAttempt('notification', 'm1', mail.id)).toEqual({ ...mail, attempt: 1 });
-      expect(await store.history('webhook', 'w1', kept.messageId)).toEqual({ attempts: 1, firstAttemptedAt: kept.attemptedAt });
+      expect(await store.history(kept)).toEqual({ attempts: 1, firstAttemptedAt: kept.attemptedAt });
       const next = attempt('w1', 'e1');
       await store.commit([{ consumer: 'webhook:w1', attempts: [next] }]);
       expect((await store.findAttempt('webhook', 'w1', next.id))?.attempt).toBe(4);

@@ -27,6 +27,9 @@ export interface DeliveryAttempt {
 
 export type NewDeliveryAttempt = Omit<DeliveryAttempt, 'attempt'>;
 
+/** One message to one target: its event and message id (a channel may send one event as several messages, to several people). */
+export type MessageOfTarget = Pick<DeliveryAttempt, 'channel' | 'targetId' | 'eventId' | 'messageId'>;
+
 /** What a consumer has finished since its last commit: the attempts it made, and how far through the ledger it is. */
 export interface OutboundProgress {
   /** One checkpoint per consumer: `<channel>:<target id>`. */
@@ -70,8 +73,8 @@ export interface OutboundStore {
   /** The target's attempts, newest first. */
   attempts(channel: string, targetId: string, limit: number): Promise<DeliveryAttempt[]>;
   findAttempt(channel: string, targetId: string, attemptId: string): Promise<DeliveryAttempt | undefined>;
-  /** How often the message (by its message id) was tried on the target, and when first; undefined: never. */
-  history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined>;
+  /** How often the message was tried on the target, and when first; undefined: never. */
+  history(message: MessageOfTarget): Promise<AttemptHistory | undefined>;
   requestResend(request: ResendRequest): Promise<void>;
   /** Re-sends of the channel not yet carried out, oldest first. */
   pendingResends(channel: string): Promise<ResendRequest[]>;

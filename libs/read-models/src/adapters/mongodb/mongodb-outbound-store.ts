@@ -1,5 +1,5 @@
 import { type Connection, Schema } from 'mongoose';
-import type { AttemptHistory, DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
 import { fromHex, hex } from './positions';
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'position'> & { _id: string; position: string };
@@ -96,9 +96,9 @@ export class MongoOutboundStore implements OutboundStore {
     return row ? toAttempt(row) : undefined;
   }
 
-  async history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined> {
+  async history({ channel, targetId, eventId, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
     const [row] = await this.attemptLog.aggregate<AttemptHistory>([
-      { $match: { channel, targetId, messageId } },
+      { $match: { channel, targetId, messageId, eventId } },
       { $group: { _id: null, attempts: { $sum: 1 }, firstAttemptedAt: { $min: '$attemptedAt' } } },
       { $project: { _id: 0, attempts: 1, firstAttemptedAt: 1 } },
     ]);

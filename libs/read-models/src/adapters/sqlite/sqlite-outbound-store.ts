@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AttemptHistory, DeliveryAttempt, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
 
 interface AttemptRow {
   id: string;
@@ -51,7 +51,8 @@ export class SqliteOutboundStore implements OutboundStore {
       );
       CREATE INDEX IF NOT EXISTS outbound_attempts_by_target ON outbound_attempts (channel, target_id, id);
       CREATE INDEX IF NOT EXISTS outbound_attempts_by_event ON outbound_attempts (channel, target_id, event_id);
-      CREATE INDEX IF NOT EXISTS outbound_attempts_by_message ON outbound_attempts (channel, target_id, message_id);
+      -- Every attempt paid for this index; history() finds a message by its event now.
+      DROP INDEX IF EXISTS outbound_attempts_by_message;
       CREATE TABLE IF NOT EXISTS outbound_resends (id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, attempt_id TEXT NOT NULL, requested_at TEXT NOT NULL);`);
     this.selectCheckpoint = db.prepare(`SELECT position FROM outbound_checkpoints WHERE consumer = ?`).pluck().safeIntegers();
     this.moveCheckpoint = db.prepare(
@@ -70,7 +71,8 @@ export class SqliteOutboundStore implements OutboundStore {
     this.selectAttempts = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? ORDER BY id DESC LIMIT ?`);
     this.selectAttempt = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? AND id = ?`);
     this.selectHistory = db.prepare(
-      `SELECT count(*) AS attempts, min(attempted_at) AS firstAttemptedAt FROM outbound_attempts WHERE channel = ? AND target_id = ? AND message_id = ?`,
+      `SELECT count(*) AS attempts, min(attempted_at) AS firstAttemptedAt FROM outbound_attempts
+       WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId AND message_id = @messageId`,
     );
     this.insertResend = db.prepare(
       `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`,
@@ -103,8 +105,8 @@ export class SqliteOutboundStore implements OutboundStore {
     return row && toAttempt(row);
   }
 
-  async history(channel: string, targetId: string, messageId: string): Promise<AttemptHistory | undefined> {
-    const row = this.selectHistory.get(channel, targetId, messageId) as AttemptHistory;
+  async history({ channel, targetId, eventId, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
+    const row = this.selectHistory.get({ channel, targetId, eventId, messageId }) as AttemptHistory;
     return row.attempts > 0 ? row : undefined;
   }
 
