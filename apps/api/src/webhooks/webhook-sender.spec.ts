@@ -15,7 +15,7 @@ describe('WebhookSender', () => {
   let server: Server;
   let url: string;
   const requests: { headers: Record<string, unknown>; body: string }[] = [];
-  let answer: 'ok' | 'hang' = 'ok';
+  let answer: 'ok' | 'hang' | 'close' | 'long' = 'ok';
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -23,6 +23,8 @@ describe('WebhookSender', () => {
       req.on('data', (chunk) => (body += chunk)).on('end', () => {
         requests.push({ headers: req.headers, body });
         if (answer === 'ok') res.writeHead(200).end();
+        if (answer === 'close') req.socket.destroy();
+        if (answer === 'long') res.writeHead(200).end(Buffer.alloc(1024 * 1024, 'x'));
       });
     }).listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -61,6 +63,23 @@ describe('WebhookSender', () => {
     const started = Date.now();
     expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('records why no answer came: the receiver closed the connection, or refused it', async () => {
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    answer = 'close';
+    expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'connection_closed' });
+    const closed = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => closed.once('listening', resolve));
+    const refusing = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/hook`;
+    await new Promise((resolve) => closed.close(resolve));
+    expect(await sender.send(endpoint(refusing), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'econnrefused' });
+  });
+
+  it('counts an answer by its status however long its body (read only up to 64 KiB)', async () => {
+    answer = 'long';
+    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
   });
 
   it('stops a request in flight when the worker stops (aborted: not recorded, delivered again after the restart)', async () => {

@@ -1,6 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { urlToHttpOptions } from 'node:url';
+import type { LookupFunction } from 'node:net';
+import { Client, type Dispatcher } from 'undici';
 import { ABORTED, type SendOutcome } from '../outbound/outbound-channel';
 import { BlockedAddressError, type CheckedDestination, checkDestination, checkLiteralDestination, pinnedLookup } from './webhook-address';
 import { signWebhook, webhookKey } from './webhook-secret';
@@ -11,26 +10,38 @@ export const UNSUCCESSFUL_STATUS = 'unsuccessful_status';
 /** A receiver's answer is read only this far (it is not kept): a huge answer costs nothing more. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'incident-service-webhooks/1';
-
-/** What every delivery to a registration reuses: its url parsed, its signing key decoded, its own keep-alive pools. */
+/**
+ * What every delivery to a registration reuses: its url, its signing key
+ * decoded, and its own keep-alive connection, so no registration waits for
+ * another's. The connection is undici's: it costs less CPU per request than
+ * node:http's agent, which counts at 10,000 deliveries a second. One is
+ * enough: a registration's deliveries go one at a time (a re-send waits
+ * for the delivery in flight).
+ */
 export class WebhookEndpoint {
   readonly url: URL;
-  /** The url as request options, worked out once rather than on every request. */
-  readonly requestOptions: RequestOptions;
   /** undefined when the secret did not open: nothing unsigned is ever sent. */
   readonly key: Buffer | undefined;
-  /** One pool per registration, so no registration waits for another's sockets. */
-  readonly agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) };
+  /** The address last checked: a new connection goes there, whatever the name resolves to by then. */
+  private checked?: CheckedDestination;
+  private client?: Client;
 
   constructor(url: string, secret: string | undefined) {
     this.url = new URL(url);
-    this.requestOptions = urlToHttpOptions(this.url);
     this.key = secret === undefined ? undefined : webhookKey(secret);
   }
 
+  /** The connection, made (again) only to `destination` from now on: the address each delivery checked just before. */
+  clientTo(destination: CheckedDestination): Client {
+    this.checked = destination;
+    this.client ??= new Client(this.url.origin, { connect: { lookup: this.lookupChecked } });
+    return this.client;
+  }
+
+  private readonly lookupChecked: LookupFunction = (hostname, options, callback) => pinnedLookup(this.checked!)(hostname, options, callback as never);
+
   destroy(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    void this.client?.destroy().catch(() => undefined);
   }
 }
 
@@ -72,7 +83,6 @@ export class WebhookSender {
         'webhook-id': messageId,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(endpoint.key!, messageId, timestamp, body),
-        'content-length': String(Buffer.byteLength(body)),
       };
       const statusCode = await post(destination, headers, body, endpoint, signal, Math.max(0, deadline - this.now()));
       return statusCode >= 200 && statusCode < 300
@@ -87,23 +97,50 @@ export class WebhookSender {
   }
 }
 
+/** The answer was longer than is read: its status still counts. */
+class AnswerTooLong extends Error {}
+
 /** POSTs to the checked address, cut by `signal` or after `timeoutMs`; resolves with the answer's status once it is read. */
 function post(destination: CheckedDestination, headers: Record<string, string>, body: string, endpoint: WebhookEndpoint, signal: AbortSignal, timeoutMs: number): Promise<number> {
-  const https = destination.url.protocol === 'https:';
   return new Promise<number>((resolve, reject) => {
-    const req = (https ? httpsRequest : httpRequest)(
-      { ...endpoint.requestOptions, method: 'POST', headers, agent: https ? endpoint.agents.https : endpoint.agents.http, lookup: pinnedLookup(destination) as never },
-      (res) => drain(res, () => resolve(res.statusCode ?? 0), reject),
-    );
-    const timer = setTimeout(() => req.destroy(new TimedOut()), timeoutMs);
-    const abort = () => req.destroy(new Aborted());
+    let controller: Dispatcher.DispatchController | undefined;
+    /** Why the request was cut before undici started it: it is cut as it starts. */
+    let cutBefore: Error | undefined;
+    let statusCode = 0;
+    let seen = 0;
+    const cut = (reason: Error) => (controller ? controller.abort(reason) : (cutBefore ??= reason));
+    const timer = setTimeout(() => cut(new TimedOut()), timeoutMs);
+    const abort = () => cut(new Aborted());
     signal.addEventListener('abort', abort, { once: true });
-    req.on('close', () => {
+    const settle = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', abort);
-    });
-    req.on('error', reject);
-    req.end(body);
+    };
+    endpoint.clientTo(destination).dispatch(
+      { path: `${endpoint.url.pathname}${endpoint.url.search}`, method: 'POST', headers, body },
+      {
+        onRequestStart(started) {
+          controller = started;
+          if (cutBefore) started.abort(cutBefore);
+        },
+        onResponseStart(_, status) {
+          statusCode = status;
+        },
+        onResponseData(reading, chunk) {
+          seen += chunk.length;
+          if (seen > MAX_ANSWER_BYTES) reading.abort(new AnswerTooLong());
+        },
+        onResponseEnd() {
+          settle();
+          resolve(statusCode);
+        },
+        onResponseError(_, error) {
+          settle();
+          if (error instanceof AnswerTooLong) resolve(statusCode);
+          else reject(error);
+        },
+      },
+    );
   });
 }
 
@@ -137,20 +174,14 @@ class DestinationCache {
   }
 }
 
-/** Reads the answer (to free the connection for the next delivery) without keeping it. */
-function drain(res: IncomingMessage, done: () => void, fail: (error: unknown) => void): void {
-  let seen = 0;
-  res.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > MAX_ANSWER_BYTES) res.destroy();
-  });
-  res.on('end', done);
-  res.on('close', done);
-  res.on('error', fail);
-}
-
-/** A short, stable code for the log: the system error code (econnrefused, enotfound...) rather than a message. */
+/**
+ * A short, stable code for the log rather than a message: the system error
+ * code (econnrefused, econnreset...), or undici's without its prefix
+ * (UND_ERR_SOCKET, the receiver closed the connection before answering, is
+ * `connection_closed`).
+ */
 const errorCode = (error: unknown): string => {
   const code = (error as NodeJS.ErrnoException).code;
-  return typeof code === 'string' ? code.toLowerCase() : 'request_failed';
+  if (code === 'UND_ERR_SOCKET') return 'connection_closed';
+  return typeof code === 'string' ? code.replace(/^UND_ERR_/, '').toLowerCase() : 'request_failed';
 };
