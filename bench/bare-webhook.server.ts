@@ -1,37 +1,33 @@
 /**
- * The ceiling for webhook delivery: plain node:http, taking the same three
+ * The ceiling for webhook delivery: plain node:http taking the same three
  * requests the webhook bench makes of the service (register a webhook, open
- * an incident, append a note) and sending each appended event to every
- * registration as a Standard Webhooks delivery, signed with the service's
- * own `signWebhook`, over a keep-alive pool of 4 sockets per registration as
- * the service's sender has. Nothing else: no ledger, no delivery log, no
- * checkpoint, no redaction, no retry, no order kept. What this machine can
- * send at all, to compare the service's lag and CPU with in the same run.
+ * an incident, append a note), and sending each appended event to every
+ * registration with the service's own sender (`WebhookSender`: Standard
+ * Webhooks signature, one undici connection per registration). Nothing
+ * else: no ledger, no delivery log, no checkpoint, no redaction, no retry,
+ * no order kept. What this machine can send at all, to compare the
+ * service's lag and CPU with in the same run.
  */
 import { randomUUID } from 'node:crypto';
-import { Agent, createServer, request, type ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import { newWebhookSecret, signWebhook, webhookKey } from '../apps/api/src/webhooks/webhook-secret';
+import { newWebhookSecret } from '../apps/api/src/webhooks/webhook-secret';
+import { WebhookEndpoint, WebhookSender } from '../apps/api/src/webhooks/webhook-sender';
 
 interface Registration {
-  url: URL;
-  key: Buffer;
-  agent: Agent;
+  endpoint: WebhookEndpoint;
+  /** Never aborted: the sender listens to it while a delivery is in flight. */
+  signal: AbortSignal;
+  /** The registration's deliveries go one at a time, as the service's do. */
+  sending: Promise<unknown>;
 }
 
 const registrations: Registration[] = [];
+const sender = new WebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true });
 
 function deliver(id: string, body: string): void {
-  for (const { url, key, agent } of registrations) {
-    const timestamp = Math.floor(Date.now() / 1000);
-    const headers = {
-      'content-type': 'application/cloudevents+json',
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signWebhook(key, id, timestamp, body),
-      'content-length': String(Buffer.byteLength(body)),
-    };
-    request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers }, (res) => res.resume()).end(body);
+  for (const registration of registrations) {
+    registration.sending = registration.sending.then(() => sender.send(registration.endpoint, id, body, registration.signal));
   }
 }
 
@@ -46,7 +42,7 @@ createServer((req, res) => {
       const body = JSON.parse(Buffer.concat(chunks).toString());
       if (req.url === '/api/v1/webhooks') {
         const secret = newWebhookSecret();
-        registrations.push({ url: new URL(body.url), key: webhookKey(secret), agent: new Agent({ keepAlive: true, maxSockets: 4 }) });
+        registrations.push({ endpoint: new WebhookEndpoint(body.url, secret), signal: new AbortController().signal, sending: Promise.resolve() });
         return answer(res, 201, { secret });
       }
       if (req.url === '/api/v1/incidents') return answer(res, 201, { id: randomUUID() });
