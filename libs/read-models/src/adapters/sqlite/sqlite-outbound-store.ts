@@ -82,7 +82,7 @@ export class SqliteOutboundStore implements OutboundStore {
     this.deleteOldest = db.prepare(`DELETE FROM outbound_attempts WHERE id IN (SELECT id FROM outbound_attempts WHERE id < ? AND channel = ? ORDER BY id LIMIT ?)`);
     this.commitAll = db.transaction((progress: OutboundProgress[]) => {
       for (const { consumer, position, attempts } of progress) {
-        for (const attempt of attempts) this.insertAttempt.run({ ...attempt, position: attempt.position });
+        for (const attempt of attempts) this.insertAttempt.run(attempt);
         if (position !== undefined) this.moveCheckpoint.run(consumer, position);
       }
     });
