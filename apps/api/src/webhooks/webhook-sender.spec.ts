@@ -92,6 +92,25 @@ describe('WebhookSender', () => {
     expect(await sent).toEqual({ statusCode: null, error: 'aborted' });
   });
 
+  it('ends an attempt queued behind a hanging one at its own timeout, or at once when the worker stops', async () => {
+    answer = 'hang';
+    const to = endpoint(url);
+    const hanging = new AbortController();
+    const first = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, 'msg_1', body, hanging.signal);
+    while (requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = Date.now();
+    expect(await new WebhookSender({ timeoutMs: 300, allowPrivateNetworks: true }).send(to, 'msg_2', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
+    const stopping = new AbortController();
+    const queued = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, 'msg_3', body, stopping.signal);
+    stopping.abort();
+    expect(await queued).toEqual({ statusCode: null, error: 'aborted' });
+    expect(Date.now() - started).toBeLessThan(2000);
+    hanging.abort();
+    expect(await first).toEqual({ statusCode: null, error: 'aborted' });
+    expect(requests).toHaveLength(1);
+    to.destroy();
+  });
+
   it('reuses a registration\'s connection from one delivery to the next', async () => {
     const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
     const to = endpoint(url);

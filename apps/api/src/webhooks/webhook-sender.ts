@@ -104,18 +104,26 @@ class AnswerTooLong extends Error {}
 function post(destination: CheckedDestination, headers: Record<string, string>, body: string, endpoint: WebhookEndpoint, signal: AbortSignal, timeoutMs: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
-    /** Why the request was cut before undici started it: it is cut as it starts. */
+    /** Why the request was cut before undici started it (connecting, or queued behind another): it is dropped as it starts. */
     let cutBefore: Error | undefined;
     let statusCode = 0;
     let seen = 0;
-    const cut = (reason: Error) => (controller ? controller.abort(reason) : (cutBefore ??= reason));
-    const timer = setTimeout(() => cut(new TimedOut()), timeoutMs);
-    const abort = () => cut(new Aborted());
-    signal.addEventListener('abort', abort, { once: true });
     const settle = () => {
       clearTimeout(timer);
       signal.removeEventListener('abort', abort);
     };
+    const cut = (reason: Error) => {
+      if (controller) return controller.abort(reason);
+      // undici cannot take back a request it has not started: the attempt ends now all the same.
+      cutBefore ??= reason;
+      settle();
+      reject(reason);
+    };
+    // Stopped while the address was checked: an aborted signal fires no more.
+    if (signal.aborted) return reject(new Aborted());
+    const timer = setTimeout(() => cut(new TimedOut()), timeoutMs);
+    const abort = () => cut(new Aborted());
+    signal.addEventListener('abort', abort, { once: true });
     endpoint.clientTo(destination).dispatch(
       { path: `${endpoint.url.pathname}${endpoint.url.search}`, method: 'POST', headers, body },
       {
