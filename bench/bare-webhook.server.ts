@@ -3,10 +3,11 @@
  * requests the webhook bench makes of the service (register a webhook, open
  * an incident, append a note), and sending each appended event to every
  * registration with the service's own sender (`WebhookSender`: Standard
- * Webhooks signature, one undici connection per registration). Nothing
- * else: no ledger, no delivery log, no checkpoint, no redaction, no retry,
- * no order kept. What this machine can send at all, to compare the
- * service's lag and CPU with in the same run.
+ * Webhooks signature, undici's connection pool per registration), one
+ * delivery at a time per registration as the service sends. Nothing else:
+ * no ledger, no delivery log, no checkpoint, no redaction, no retry. What
+ * this machine can send at all, to compare the service's lag and CPU with
+ * in the same run.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';

@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { Client, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { ABORTED, type SendOutcome } from '../outbound/outbound-channel';
 import { BlockedAddressError, type CheckedDestination, checkDestination, checkLiteralDestination, pinnedLookup } from './webhook-address';
 import { signWebhook, webhookKey } from './webhook-secret';
@@ -10,13 +10,15 @@ export const UNSUCCESSFUL_STATUS = 'unsuccessful_status';
 /** A receiver's answer is read only this far (it is not kept): a huge answer costs nothing more. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'incident-service-webhooks/1';
+/** Connections kept to one registration, as node:http's agent had. */
+const CONNECTIONS = 4;
 /**
  * What every delivery to a registration reuses: its url, its signing key
- * decoded, and its own keep-alive connection, so no registration waits for
- * another's. The connection is undici's: it costs less CPU per request than
- * node:http's agent, which counts at 10,000 deliveries a second. One is
- * enough: a registration's deliveries go one at a time (a re-send waits
- * for the delivery in flight).
+ * decoded, and its own keep-alive connections (undici's: they cost less CPU
+ * per request than node:http's agent, which counts at 10,000 deliveries a
+ * second), so no registration waits for another's. Up to CONNECTIONS at
+ * once: the worker's deliveries go one at a time, and manual re-sends
+ * (several at once after an outage) go beside them rather than queue.
  */
 export class WebhookEndpoint {
   readonly url: URL;
@@ -24,24 +26,24 @@ export class WebhookEndpoint {
   readonly key: Buffer | undefined;
   /** The address last checked: a new connection goes there, whatever the name resolves to by then. */
   private checked?: CheckedDestination;
-  private client?: Client;
+  private pool?: Pool;
 
   constructor(url: string, secret: string | undefined) {
     this.url = new URL(url);
     this.key = secret === undefined ? undefined : webhookKey(secret);
   }
 
-  /** The connection, made (again) only to `destination` from now on: the address each delivery checked just before. */
-  clientTo(destination: CheckedDestination): Client {
+  /** The connections, each made (again) only to `destination` from now on: the address each delivery checked just before. */
+  poolTo(destination: CheckedDestination): Pool {
     this.checked = destination;
-    this.client ??= new Client(this.url.origin, { connect: { lookup: this.lookupChecked } });
-    return this.client;
+    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connect: { lookup: this.lookupChecked } });
+    return this.pool;
   }
 
   private readonly lookupChecked: LookupFunction = (hostname, options, callback) => pinnedLookup(this.checked!)(hostname, options, callback as never);
 
   destroy(): void {
-    void this.client?.destroy().catch(() => undefined);
+    void this.pool?.destroy().catch(() => undefined);
   }
 }
 
@@ -90,7 +92,8 @@ export class WebhookSender {
         : { statusCode, error: UNSUCCESSFUL_STATUS, gone: statusCode === 410 };
     } catch (error) {
       if (error instanceof BlockedAddressError) return { statusCode: null, error: BLOCKED_ADDRESS };
-      if (signal.aborted || error instanceof Aborted) return { statusCode: null, error: ABORTED };
+      // A destroyed pool: delivery to the registration stopped (removed, or disabled by a 410) while this attempt was under way.
+      if (signal.aborted || error instanceof Aborted || (error as NodeJS.ErrnoException).code === 'UND_ERR_DESTROYED') return { statusCode: null, error: ABORTED };
       if (error instanceof TimedOut || (error as Error).name === 'TimeoutError') return { statusCode: null, error: TIMEOUT };
       return { statusCode: null, error: errorCode(error) };
     }
@@ -104,7 +107,7 @@ class AnswerTooLong extends Error {}
 function post(destination: CheckedDestination, headers: Record<string, string>, body: string, endpoint: WebhookEndpoint, signal: AbortSignal, timeoutMs: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
-    /** Why the request was cut before undici started it (connecting, or queued behind another): it is dropped as it starts. */
+    /** Why the request was cut before undici started it (connecting, or queued behind others): it is dropped as it starts. */
     let cutBefore: Error | undefined;
     let statusCode = 0;
     let seen = 0;
@@ -124,7 +127,7 @@ function post(destination: CheckedDestination, headers: Record<string, string>, 
     const timer = setTimeout(() => cut(new TimedOut()), timeoutMs);
     const abort = () => cut(new Aborted());
     signal.addEventListener('abort', abort, { once: true });
-    endpoint.clientTo(destination).dispatch(
+    endpoint.poolTo(destination).dispatch(
       { path: `${endpoint.url.pathname}${endpoint.url.search}`, method: 'POST', headers, body },
       {
         onRequestStart(started) {
