@@ -128,6 +128,15 @@ describe('WebhookSender', () => {
     to.destroy();
   });
 
+  it('counts an attempt cut by the registration\'s removal (its endpoint destroyed) as stopped, not as a failure to log', async () => {
+    answer = 'hang';
+    const to = endpoint(url);
+    const sent = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, 'msg_1', body, new AbortController().signal);
+    await arrived(1);
+    to.destroy();
+    expect(await sent).toEqual({ statusCode: null, error: 'aborted' });
+  });
+
   it('keeps a registration\'s connections open from one delivery to the next', async () => {
     const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
     const to = endpoint(url);
