@@ -113,9 +113,8 @@ export class SqliteEventStore implements EventStore {
   private readonly selectAll;
   private readonly selectHead;
   private readonly selectDedup;
-  /** Dedup keys and streams looked up in one tick: one query each. */
-  private readonly dedupLookups;
   private readonly selectStreams;
+  /** Streams read in one tick: one query. */
   private readonly streamReads: TickBatch<string, RecordedEvent[]>;
   private readonly insertDedup;
   private readonly selectAt;
@@ -164,7 +163,6 @@ export class SqliteEventStore implements EventStore {
     this.selectHead = this.db.prepare(`SELECT COALESCE(MAX(position), 0) FROM events`).pluck();
     // A key at a time: as fast as one query over a JSON array of hundreds of keys, and three times faster for the few of an append.
     this.selectDedup = this.db.prepare(`SELECT position FROM dedup_keys WHERE key = ?`).pluck();
-    this.dedupLookups = new TickBatch<string, number | undefined>((keys) => this.takenKeys(keys));
     // Each wanted read is [stream id, from revision]; rows come grouped by read, in revision order.
     this.selectStreams = this.db.prepare(
       `SELECT read.key AS read, e.position, e.stream_id, e.revision, e.recorded_at, e.body, e.ledger
@@ -384,7 +382,7 @@ export class SqliteEventStore implements EventStore {
 
   async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
     if (this.unsynced) throw this.unsynced;
-    const position = await this.dedupLookups.get(key);
+    const position = this.selectDedup.get(key) as number | undefined;
     if (position === undefined) return undefined;
     // A duplicate is only reported once the event it duplicates is on disk.
     await this.onDisk(position);
