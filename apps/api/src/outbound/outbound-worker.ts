@@ -146,7 +146,7 @@ export class OutboundWorker<Target extends OutboundTarget, Message extends Outbo
 
   /** The pause before the message's next attempt, from its attempts so far; undefined when its window is over. */
   private async retryDelay(message: Message): Promise<number | undefined> {
-    const history = await this.context.journal.history(this.consumer, { channel: this.context.channel.name, targetId: this.target.id, eventId: message.eventId, messageId: message.messageId });
+    const history = await this.context.journal.history(this.consumer, { channel: this.context.channel.name, targetId: this.target.id, position: message.position, messageId: message.messageId });
     const now = this.context.now();
     return this.context.schedule.nextDelayMs(history?.attempts ?? 1, history ? Date.parse(history.firstAttemptedAt) : now, now);
   }

@@ -15,7 +15,7 @@ export interface DeliveryAttempt {
   position: bigint;
   /** The message id the receiver sees (webhook-id), the same on every attempt of the event. */
   messageId: string;
-  /** From 1 per event and target, re-sends included: numbered by the store as it records the attempt, one past the event's last. */
+  /** From 1 per event (its ledger position) and target, re-sends included: numbered by the store as it records the attempt, one past the event's last. */
   attempt: number;
   attemptedAt: string;
   /** null when no answer came. */
@@ -27,8 +27,8 @@ export interface DeliveryAttempt {
 
 export type NewDeliveryAttempt = Omit<DeliveryAttempt, 'attempt'>;
 
-/** One message to one target: its event and message id (a channel may send one event as several messages, to several people). */
-export type MessageOfTarget = Pick<DeliveryAttempt, 'channel' | 'targetId' | 'eventId' | 'messageId'>;
+/** One message to one target: its event's ledger position and its message id (a channel may send one event as several messages, to several people). */
+export type MessageOfTarget = Pick<DeliveryAttempt, 'channel' | 'targetId' | 'position' | 'messageId'>;
 
 /** What a consumer has finished since its last commit: the attempts it made, and how far through the ledger it is. */
 export interface OutboundProgress {

@@ -69,7 +69,7 @@ export class MongoOutboundStore implements OutboundStore {
     for (const { attempts: made } of progress) {
       for (const { id, position, ...attempt } of made) {
         const counter = await this.counters.findOneAndUpdate(
-          { _id: `${attempt.channel}\n${attempt.targetId}\n${attempt.eventId}` },
+          { _id: `${attempt.channel}\n${attempt.targetId}\n${hex(position)}` },
           { $inc: { n: 1 }, $max: { last: id } },
           { upsert: true, new: true },
         );
@@ -96,9 +96,9 @@ export class MongoOutboundStore implements OutboundStore {
     return row ? toAttempt(row) : undefined;
   }
 
-  async history({ channel, targetId, eventId, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
+  async history({ channel, targetId, position, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
     const [row] = await this.attemptLog.aggregate<AttemptHistory>([
-      { $match: { channel, targetId, messageId, eventId } },
+      { $match: { channel, targetId, messageId, position: hex(position) } },
       { $group: { _id: null, attempts: { $sum: 1 }, firstAttemptedAt: { $min: '$attemptedAt' } } },
       { $project: { _id: 0, attempts: 1, firstAttemptedAt: 1 } },
     ]);

@@ -50,8 +50,10 @@ export class SqliteOutboundStore implements OutboundStore {
         message_id TEXT NOT NULL, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, status_code INTEGER, error TEXT, duration_ms INTEGER NOT NULL
       );
       CREATE INDEX IF NOT EXISTS outbound_attempts_by_target ON outbound_attempts (channel, target_id, id);
-      CREATE INDEX IF NOT EXISTS outbound_attempts_by_event ON outbound_attempts (channel, target_id, event_id);
-      -- Every attempt paid for this index; history() finds a message by its event now.
+      -- An event's attempts are found by its ledger position: a new attempt lands at the index's right edge, where an
+      -- index on the (random) event id put each on a page of its own, written again at every commit.
+      CREATE INDEX IF NOT EXISTS outbound_attempts_by_position ON outbound_attempts (channel, target_id, position);
+      DROP INDEX IF EXISTS outbound_attempts_by_event;
       DROP INDEX IF EXISTS outbound_attempts_by_message;
       CREATE TABLE IF NOT EXISTS outbound_resends (id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, attempt_id TEXT NOT NULL, requested_at TEXT NOT NULL);`);
     this.selectCheckpoint = db.prepare(`SELECT position FROM outbound_checkpoints WHERE consumer = ?`).pluck().safeIntegers();
@@ -64,7 +66,7 @@ export class SqliteOutboundStore implements OutboundStore {
     this.insertAttempt = db.prepare(
       `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
        VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
-         1 + coalesce((SELECT max(attempt) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId), 0),
+         1 + coalesce((SELECT max(attempt) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND position = @position), 0),
          @attemptedAt, @statusCode, @error, @durationMs)
        ON CONFLICT (id) DO NOTHING`,
     );
@@ -72,7 +74,7 @@ export class SqliteOutboundStore implements OutboundStore {
     this.selectAttempt = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? AND id = ?`);
     this.selectHistory = db.prepare(
       `SELECT count(*) AS attempts, min(attempted_at) AS firstAttemptedAt FROM outbound_attempts
-       WHERE channel = @channel AND target_id = @targetId AND event_id = @eventId AND message_id = @messageId`,
+       WHERE channel = @channel AND target_id = @targetId AND position = @position AND message_id = @messageId`,
     );
     this.insertResend = db.prepare(
       `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`,
@@ -105,8 +107,8 @@ export class SqliteOutboundStore implements OutboundStore {
     return row && toAttempt(row);
   }
 
-  async history({ channel, targetId, eventId, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
-    const row = this.selectHistory.get({ channel, targetId, eventId, messageId }) as AttemptHistory;
+  async history({ channel, targetId, position, messageId }: MessageOfTarget): Promise<AttemptHistory | undefined> {
+    const row = this.selectHistory.get({ channel, targetId, position, messageId }) as AttemptHistory;
     return row.attempts > 0 ? row : undefined;
   }
 
