@@ -33,33 +33,53 @@ function startHeartbeat(res: ServerResponse, everyMs: number): () => void {
   };
 }
 
+const CRLF = Buffer.from('\r\n');
+
+/** The bytes of one tick's events, and the same bytes framed as one chunk of HTTP/1.1's chunked transfer coding, built once when first asked. */
+export class WireChunk {
+  private framed?: Buffer;
+
+  constructor(readonly bytes: Buffer) {}
+
+  get chunked(): Buffer {
+    return (this.framed ??= Buffer.concat([Buffer.from(`${this.bytes.length.toString(16)}\r\n`), this.bytes, CRLF]));
+  }
+}
+
 /**
  * The items a stream takes in one tick, as bytes. The streams of subscribers
  * who share a policy input are offered the same item objects and take the same
- * run of them per tick: the chunk is serialized and encoded once for all of
- * them (keyed by its first item, checked against the whole run).
+ * run of them per tick: the chunk is serialized, encoded and framed once for
+ * all of them (keyed by its first item, checked against the whole run).
  */
-const chunks = new WeakMap<object, { items: object[]; chunk: Buffer }>();
+const chunks = new WeakMap<object, { items: object[]; chunk: WireChunk }>();
 
-function chunkOf<T extends object>(items: T[], frame: (item: T) => string): Buffer {
+function chunkOf<T extends object>(items: T[], frame: (item: T) => string): WireChunk {
   const cached = chunks.get(items[0]);
   if (cached && cached.items.length === items.length && cached.items.every((item, i) => item === items[i])) return cached.chunk;
-  const chunk = Buffer.from(items.map(frame).join(''));
+  const chunk = new WireChunk(Buffer.from(items.map(frame).join('')));
   chunks.set(items[0], { items, chunk });
   return chunk;
 }
 
 /**
- * Writes `chunk` to the socket now, in the flush tick's slice. Node's HTTP
- * response corks its socket on a write and uncorks it on the next tick: every
- * write of a slice would then reach the kernel after the slice, in one go the
- * slice's time bound and the tick's measure of its own cost (FlushTick) never
- * see, while requests wait behind it. The response uncorks it again on its
- * tick, which is then a no-op.
+ * Writes `chunk` to the socket now, in the flush tick's slice. A chunked
+ * response (HTTP/1.1) gets the chunk framed once for every stream, written
+ * straight to its socket: Node's response would frame it again per stream,
+ * in three writes, and cork the socket until the next tick, so that every
+ * write of a slice reached the kernel after the slice, in one go the slice's
+ * time bound and the tick's measure of its own cost (FlushTick) never see.
+ * Any other response (HTTP/1.0) is written through the response, and its
+ * socket uncorked at once.
  */
-export function writeNow(res: ServerResponse, chunk: Buffer): void {
-  res.write(chunk);
-  if (res.socket && res.socket.writableCorked > 0) res.socket.uncork();
+export function writeNow(res: ServerResponse, chunk: WireChunk): void {
+  const socket = res.socket;
+  if (socket && res.headersSent && res.chunkedEncoding) {
+    socket.write(chunk.chunked);
+    return;
+  }
+  res.write(chunk.bytes);
+  if (socket && socket.writableCorked > 0) socket.uncork();
 }
 
 /**
