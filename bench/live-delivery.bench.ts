@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
@@ -193,6 +194,8 @@ export async function liveDelivery(seconds: number): Promise<string> {
       `| appends/s at the offered ${APPENDS_PER_SECOND}/s with the subscribers: accepted per second of the paced run | ${((total - failed) / pacedSeconds).toFixed(0)} (${((total - failed) / pacedSeconds / APPENDS_PER_SECOND).toFixed(2)} × offered) |`,
       `| appends/s at the most ${CONNECTIONS} connections make, with the subscribers connected | ${withSubscribers.rps} (${(withSubscribers.rps / withoutRps).toFixed(2)} × without) |`,
       `| append p99 ms without / with | ${Math.max(without1.p99, without2.p99)} / ${withSubscribers.p99} |`,
+      // What the strict reading asks of the load generator alone: every one of 0.9 × the appends/s without subscribers read by every subscriber.
+      `| cores the subscribers' threads alone would need to read 0.9 × the appends/s without subscribers, at the paced run's CPU per delivered event | ${((0.9 * withoutRps * subscriberCount * paced.cpuMs) / Math.max(1, paced.deliveries) / 1000).toFixed(1)} of the machine's ${availableParallelism()} |`,
     ].join('\n');
   });
 }
