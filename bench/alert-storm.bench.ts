@@ -47,7 +47,6 @@ function payloads(prefix: string): string[] {
   );
 }
 
-
 /** Counts the incidents on the server (all of them: the data directory is fresh). */
 async function incidentCount(url: string): Promise<number> {
   let count = 0;
