@@ -1,38 +1,27 @@
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReadModelCatchingUpError } from '@im/read-models';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundReads } from './background-reads';
+import { docsDatabase } from './docs-database.fixture';
 
 // A statement that keeps SQLite busy for a while: the sum of the first few million integers.
 const SLOW = `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT sum(i) FROM n`;
 
 describe('BackgroundReads', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'background-reads-'));
-  const file = join(dir, 'read-models.sqlite');
-  // The store's own connection, writing while the worker reads.
-  let db: Database.Database;
+  // The store's own connection (db) writes while the worker reads.
+  const { dir, file, db } = docsDatabase('background-reads-');
   const failures: string[] = [];
   let reads: BackgroundReads;
-  beforeAll(() => {
-    db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.exec('CREATE TABLE docs (key TEXT PRIMARY KEY, doc TEXT NOT NULL)');
-  });
   beforeEach(() => {
     failures.length = 0;
     reads = new BackgroundReads(file, (message) => failures.push(message));
   });
   afterEach(() => reads.close());
-  afterAll(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it('starts with its first read, which runs on the caller’s connection meanwhile, then answers from the file', async () => {
-    db.prepare('INSERT OR REPLACE INTO docs VALUES (?, ?)').run('a', '{"n":1}');
+    db().prepare('INSERT OR REPLACE INTO docs VALUES (?, ?)').run('a', '{"n":1}');
     expect(await reads.all('SELECT doc FROM docs', [], 'pluck')).toBeUndefined();
     expect(await reads.start()).toBe(true);
     expect(await reads.all('SELECT doc FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual(['{"n":1}']);
@@ -41,7 +30,7 @@ describe('BackgroundReads', () => {
 
   it('sees every commit made before a read was asked (read-your-writes)', async () => {
     await reads.start();
-    const insert = db.prepare('INSERT INTO docs VALUES (?, ?)');
+    const insert = db().prepare('INSERT INTO docs VALUES (?, ?)');
     const count = 'SELECT count(*) FROM docs WHERE key LIKE ?';
     for (let i = 0; i < 200; i++) {
       insert.run(`ryw-${i}`, '{}');

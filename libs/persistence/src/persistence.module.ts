@@ -24,6 +24,7 @@ import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './background-checkpoints';
 import { buildIndexesInWorker } from './background-index-builds';
 import { BackgroundReads } from './background-reads';
+import { BackgroundWrites } from './background-writes';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -108,6 +109,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
       buildIndexes: (statements, settings) => buildIndexesInWorker(file, statements, settings),
       backgroundReads: new BackgroundReads(file, (message) => console.error(message)),
+      backgroundWrites: new BackgroundWrites(file, FALLBACK_CHECKPOINT_PAGES, (message) => console.error(message)),
     }),
   );
 }

@@ -1,1 +1,2 @@
 export * from './sqlite-read-store';
+export type { SqliteBackgroundWrites, WriteStep } from './sqlite-writes';

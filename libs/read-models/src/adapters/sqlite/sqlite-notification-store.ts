@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { SqliteWrites } from './sqlite-writes';
 import type { NotificationRecord, NotificationStore } from '../../notifications/notification-store.port';
 
 interface NotificationRow {
@@ -33,13 +34,19 @@ const toRecord = (row: NotificationRow): NotificationRecord => ({
   content: JSON.parse(row.content) as NotificationRecord['content'],
 });
 
+const UPSERT = `INSERT INTO notifications (id, responder, incident_id, channel, trigger, event_id, position, decision, reason, created_at, sent_at, due_at, content)
+  VALUES (@id, @responder, @incidentId, @channel, @trigger, @eventId, @position, @decision, @reason, @createdAt, @sentAt, @dueAt, @content)
+  ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, reason = excluded.reason, sent_at = excluded.sent_at, due_at = excluded.due_at`;
+
 /** Notification decisions in the read models' SQLite file: a table of their own, which no rebuild touches. */
 export class SqliteNotificationStore implements NotificationStore {
-  private readonly upsert;
   private readonly selectDue;
   private readonly selectFor;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly writes: SqliteWrites,
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS notifications (
         id TEXT PRIMARY KEY, responder TEXT NOT NULL, incident_id TEXT NOT NULL, channel TEXT NOT NULL, trigger TEXT NOT NULL,
         event_id TEXT NOT NULL, position INTEGER NOT NULL, decision TEXT NOT NULL, reason TEXT, created_at TEXT NOT NULL,
@@ -47,11 +54,6 @@ export class SqliteNotificationStore implements NotificationStore {
       );
       CREATE INDEX IF NOT EXISTS notifications_by_responder ON notifications (responder, created_at, id);
       CREATE INDEX IF NOT EXISTS notifications_due ON notifications (channel, due_at) WHERE due_at IS NOT NULL;`);
-    this.upsert = db.prepare(
-      `INSERT INTO notifications (id, responder, incident_id, channel, trigger, event_id, position, decision, reason, created_at, sent_at, due_at, content)
-       VALUES (@id, @responder, @incidentId, @channel, @trigger, @eventId, @position, @decision, @reason, @createdAt, @sentAt, @dueAt, @content)
-       ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, reason = excluded.reason, sent_at = excluded.sent_at, due_at = excluded.due_at`,
-    );
     this.selectDue = db.prepare(`SELECT * FROM notifications WHERE channel = ? AND due_at IS NOT NULL AND due_at <= ? ORDER BY due_at, id LIMIT ?`).safeIntegers();
     this.selectFor = db.prepare(`SELECT * FROM notifications WHERE responder = ? ORDER BY created_at DESC, id DESC LIMIT ?`).safeIntegers();
   }
@@ -63,7 +65,7 @@ export class SqliteNotificationStore implements NotificationStore {
   }
 
   async save(record: NotificationRecord): Promise<void> {
-    this.upsert.run({ ...record, content: JSON.stringify(record.content) });
+    await this.writes.transaction([[UPSERT, { ...record, content: JSON.stringify(record.content) }]]);
   }
 
   async due(channel: string, now: string, limit: number): Promise<NotificationRecord[]> {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { SqliteWrites, WriteStep } from './sqlite-writes';
 import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
 
 interface AttemptRow {
@@ -29,21 +30,31 @@ const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   durationMs: row.duration_ms,
 });
 
+const MOVE_CHECKPOINT = `INSERT INTO outbound_checkpoints (consumer, position) VALUES (?, ?)
+  ON CONFLICT (consumer) DO UPDATE SET position = max(position, excluded.position)`;
+// The attempt is numbered in the insert itself: one past the event's last attempt recorded (its earlier ones may have been pruned).
+// An attempt committed again (after a commit that failed part way) is the same attempt: kept once, never a failed batch.
+const INSERT_ATTEMPT = `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
+  VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
+    1 + coalesce((SELECT max(attempt) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND position = @position), 0),
+    @attemptedAt, @statusCode, @error, @durationMs)
+  ON CONFLICT (id) DO NOTHING`;
+const INSERT_RESEND = `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`;
+const DELETE_RESEND = `DELETE FROM outbound_resends WHERE id = ?`;
+const DELETE_OLDEST = `DELETE FROM outbound_attempts WHERE id IN (SELECT id FROM outbound_attempts WHERE id < ? AND channel = ? ORDER BY id LIMIT ?)`;
+
 /** Outbound deliveries in the read models' SQLite file: three tables of their own, which no rebuild touches. */
 export class SqliteOutboundStore implements OutboundStore {
   private readonly selectCheckpoint;
-  private readonly moveCheckpoint;
-  private readonly insertAttempt;
   private readonly selectAttempts;
   private readonly selectAttempt;
   private readonly selectHistory;
-  private readonly insertResend;
   private readonly selectResends;
-  private readonly deleteResend;
-  private readonly commitAll;
-  private readonly deleteOldest;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly writes: SqliteWrites,
+  ) {
     db.exec(`CREATE TABLE IF NOT EXISTS outbound_checkpoints (consumer TEXT PRIMARY KEY, position INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS outbound_attempts (
         id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, event_id TEXT NOT NULL, position INTEGER NOT NULL,
@@ -57,37 +68,13 @@ export class SqliteOutboundStore implements OutboundStore {
       DROP INDEX IF EXISTS outbound_attempts_by_message;
       CREATE TABLE IF NOT EXISTS outbound_resends (id TEXT PRIMARY KEY, channel TEXT NOT NULL, target_id TEXT NOT NULL, attempt_id TEXT NOT NULL, requested_at TEXT NOT NULL);`);
     this.selectCheckpoint = db.prepare(`SELECT position FROM outbound_checkpoints WHERE consumer = ?`).pluck().safeIntegers();
-    this.moveCheckpoint = db.prepare(
-      `INSERT INTO outbound_checkpoints (consumer, position) VALUES (?, ?)
-       ON CONFLICT (consumer) DO UPDATE SET position = max(position, excluded.position)`,
-    );
-    // The attempt is numbered in the insert itself: one past the event's last attempt recorded (its earlier ones may have been pruned).
-    // An attempt committed again (after a commit that failed part way) is the same attempt: kept once, never a failed batch.
-    this.insertAttempt = db.prepare(
-      `INSERT INTO outbound_attempts (id, channel, target_id, event_id, position, message_id, attempt, attempted_at, status_code, error, duration_ms)
-       VALUES (@id, @channel, @targetId, @eventId, @position, @messageId,
-         1 + coalesce((SELECT max(attempt) FROM outbound_attempts WHERE channel = @channel AND target_id = @targetId AND position = @position), 0),
-         @attemptedAt, @statusCode, @error, @durationMs)
-       ON CONFLICT (id) DO NOTHING`,
-    );
     this.selectAttempts = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? ORDER BY id DESC LIMIT ?`);
     this.selectAttempt = db.prepare(`SELECT * FROM outbound_attempts WHERE channel = ? AND target_id = ? AND id = ?`);
     this.selectHistory = db.prepare(
       `SELECT count(*) AS attempts, min(attempted_at) AS firstAttemptedAt FROM outbound_attempts
        WHERE channel = @channel AND target_id = @targetId AND position = @position AND message_id = @messageId`,
     );
-    this.insertResend = db.prepare(
-      `INSERT OR IGNORE INTO outbound_resends (id, channel, target_id, attempt_id, requested_at) VALUES (@id, @channel, @targetId, @attemptId, @requestedAt)`,
-    );
     this.selectResends = db.prepare(`SELECT * FROM outbound_resends WHERE channel = ? ORDER BY requested_at, id`);
-    this.deleteResend = db.prepare(`DELETE FROM outbound_resends WHERE id = ?`);
-    this.deleteOldest = db.prepare(`DELETE FROM outbound_attempts WHERE id IN (SELECT id FROM outbound_attempts WHERE id < ? AND channel = ? ORDER BY id LIMIT ?)`);
-    this.commitAll = db.transaction((progress: OutboundProgress[]) => {
-      for (const { consumer, position, attempts } of progress) {
-        for (const attempt of attempts) this.insertAttempt.run(attempt);
-        if (position !== undefined) this.moveCheckpoint.run(consumer, position);
-      }
-    });
   }
 
   async checkpoint(consumer: string): Promise<bigint | undefined> {
@@ -95,7 +82,12 @@ export class SqliteOutboundStore implements OutboundStore {
   }
 
   async commit(progress: OutboundProgress[]): Promise<void> {
-    this.commitAll(progress);
+    await this.writes.transaction(
+      progress.flatMap(({ consumer, position, attempts }): WriteStep[] => [
+        ...attempts.map((attempt): WriteStep => [INSERT_ATTEMPT, attempt]),
+        ...(position === undefined ? [] : [[MOVE_CHECKPOINT, [consumer, position]] satisfies WriteStep]),
+      ]),
+    );
   }
 
   async attempts(channel: string, targetId: string, limit: number): Promise<DeliveryAttempt[]> {
@@ -113,7 +105,7 @@ export class SqliteOutboundStore implements OutboundStore {
   }
 
   async requestResend(request: ResendRequest): Promise<void> {
-    this.insertResend.run(request);
+    await this.writes.transaction([[INSERT_RESEND, request]]);
   }
 
   async pendingResends(channel: string): Promise<ResendRequest[]> {
@@ -127,10 +119,11 @@ export class SqliteOutboundStore implements OutboundStore {
   }
 
   async completeResend(id: string): Promise<void> {
-    this.deleteResend.run(id);
+    await this.writes.transaction([[DELETE_RESEND, [id]]]);
   }
 
   async pruneAttempts(channel: string, before: string, limit: number): Promise<number> {
-    return this.deleteOldest.run(before, channel, limit).changes;
+    const [deleted] = await this.writes.transaction([[DELETE_OLDEST, [before, channel, limit]]]);
+    return deleted;
   }
 }

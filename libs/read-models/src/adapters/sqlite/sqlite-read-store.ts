@@ -19,6 +19,8 @@ import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { SqliteCollection } from './sqlite-schema';
+import { StatementCache } from './statement-cache';
+import { type SqliteBackgroundWrites, SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
 import { SqliteNotificationStore } from './sqlite-notification-store';
@@ -27,21 +29,12 @@ import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subs
 
 const MAX_KEYS_PER_QUERY = 500;
 
-/** Prepared statements by SQL text: preparing is a large share of a small query's cost. */
-class StatementCache {
-  private readonly statements = new Map<string, Database.Statement>();
-
-  constructor(private readonly db: Database.Database) {}
-
-  get(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-}
+const UPSERT_CHECKPOINT = `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
+  ON CONFLICT (projection) DO UPDATE SET position = excluded.position`;
+const UPSERT_FAULT = `INSERT INTO projection_faults (projection, position, event_id, stream_id, error, first_seen, last_seen)
+  VALUES (@projection, @position, @eventId, @streamId, @error, @firstSeen, @lastSeen)
+  ON CONFLICT (projection, position) DO UPDATE SET error = excluded.error,
+    first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
 
 /** The settings of the store's connection during a bulk load, for another connection that finishes its work. */
 export interface BulkLoadSettings {
@@ -68,6 +61,7 @@ export interface SqliteReadStoreOptions {
   autoCheckpointPages?: number;
   buildIndexes?: (statements: string[], settings: BulkLoadSettings) => Promise<void>;
   backgroundReads?: SqliteBackgroundReads;
+  backgroundWrites?: SqliteBackgroundWrites;
 }
 
 /** A list's statement and parameters, planned from the query and the indexes present when it runs. */
@@ -104,11 +98,11 @@ export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
-  private readonly upsertCheckpoint;
-  private readonly upsertFault;
   private readonly collections: Map<string, SqliteCollection>;
   private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
+  private readonly backgroundWrites: SqliteBackgroundWrites | undefined;
+  private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
   readonly preferences: PreferencesQueries;
@@ -124,8 +118,13 @@ export class SqliteReadStore implements ReadStore {
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
    * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
    * `backgroundReads`: runs the incident lists and small timeline pages on another connection (a worker thread); closed with the store.
+   * `backgroundWrites`: runs every write transaction on another connection (a worker thread), outside a bulk load; closed with the store.
    */
-  constructor(file: string, projections: Projection<unknown>[] = ALL_PROJECTIONS, { autoCheckpointPages, buildIndexes, backgroundReads }: SqliteReadStoreOptions = {}) {
+  constructor(
+    file: string,
+    projections: Projection<unknown>[] = ALL_PROJECTIONS,
+    { autoCheckpointPages, buildIndexes, backgroundReads, backgroundWrites }: SqliteReadStoreOptions = {},
+  ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
@@ -134,6 +133,7 @@ export class SqliteReadStore implements ReadStore {
     if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
     this.buildIndexes = buildIndexes;
     this.backgroundReads = backgroundReads;
+    this.backgroundWrites = backgroundWrites;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -145,17 +145,8 @@ export class SqliteReadStore implements ReadStore {
     this.selectCheckpoint = this.db
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
-    this.upsertCheckpoint = this.db.prepare(
-      `INSERT INTO checkpoints (projection, position) VALUES (?, ?)
-       ON CONFLICT (projection) DO UPDATE SET position = excluded.position`,
-    );
-    this.upsertFault = this.db.prepare(
-      `INSERT INTO projection_faults (projection, position, event_id, stream_id, error, first_seen, last_seen)
-       VALUES (@projection, @position, @eventId, @streamId, @error, @firstSeen, @lastSeen)
-       ON CONFLICT (projection, position) DO UPDATE SET error = excluded.error,
-         first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`,
-    );
     this.sql = new StatementCache(this.db);
+    this.writes = new SqliteWrites(this.db, this.sql, backgroundWrites);
     const lists = new ListReads(this.sql, backgroundReads);
     this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'));
     this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
@@ -179,8 +170,8 @@ export class SqliteReadStore implements ReadStore {
     this.integrationKeyHistory = {
       list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
     };
-    this.outbound = new SqliteOutboundStore(this.db);
-    this.notifications = new SqliteNotificationStore(this.db);
+    this.outbound = new SqliteOutboundStore(this.db, this.writes);
+    this.notifications = new SqliteNotificationStore(this.db, this.writes);
     const selectSubscriptions = this.db.prepare(`SELECT doc FROM push_subscriptions WHERE user_id = ? ORDER BY created_at, key`).pluck();
     this.pushSubscriptions = {
       listByUser: async (userId) => (selectSubscriptions.all(userId) as string[]).map((doc) => JSON.parse(doc) as PushSubscriptionRecord),
@@ -222,28 +213,28 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async commitBatch(commits: ProjectionCommit[]): Promise<void> {
-    this.db.transaction(() => commits.forEach((commit) => this.write(commit)))();
+    await this.writes.transaction(commits.flatMap((commit) => this.written(commit)));
   }
 
-  private write({ projection, writes, position, faults = [] }: ProjectionCommit): void {
+  private written({ projection, writes, position, faults = [] }: ProjectionCommit): WriteStep[] {
     const collection = this.collection(projection);
-    const upsert = this.sql.get(collection.upsertSql);
-    const remove = this.sql.get(`DELETE FROM ${collection.name} WHERE key = ?`);
-    for (const write of writes) {
-      if (write.doc === undefined) remove.run(write.key);
-      else upsert.run(write.key, Number(write.position), ...collection.written(write.doc));
-    }
-    for (const fault of faults) this.upsertFault.run({ ...fault, position: Number(fault.position) });
-    this.upsertCheckpoint.run(projection, Number(position));
+    const remove = `DELETE FROM ${collection.name} WHERE key = ?`;
+    return [
+      ...writes.map((write): WriteStep =>
+        write.doc === undefined ? [remove, [write.key]] : [collection.upsertSql, [write.key, Number(write.position), ...collection.written(write.doc)]],
+      ),
+      ...faults.map((fault): WriteStep => [UPSERT_FAULT, { ...fault, position: Number(fault.position) }]),
+      [UPSERT_CHECKPOINT, [projection, Number(position)]],
+    ];
   }
 
   async reset(projection: string): Promise<void> {
     const table = this.collection(projection).name;
-    this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM ${table}`).run();
-      this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
-      this.db.prepare(`DELETE FROM projection_faults WHERE projection = ?`).run(projection);
-    })();
+    await this.writes.transaction([
+      [`DELETE FROM ${table}`, []],
+      [`DELETE FROM checkpoints WHERE projection = ?`, [projection]],
+      [`DELETE FROM projection_faults WHERE projection = ?`, [projection]],
+    ]);
   }
 
   async projectionFaults(): Promise<ProjectionFault[]> {
@@ -263,6 +254,8 @@ export class SqliteReadStore implements ReadStore {
    */
   async bulkLoad<T>(work: () => Promise<T>, { projections, crashSafe = false }: BulkLoadOptions = {}): Promise<T> {
     const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
+    await this.writes.settled();
+    this.writes.inPlace = true;
     loaded.forEach((collection) => collection.dropIndexes());
     if (!crashSafe) this.db.pragma('synchronous = OFF');
     // The rebuild's process exits afterwards; a serving api keeps what the cache grew to (the allocator rarely returns it).
@@ -279,10 +272,13 @@ export class SqliteReadStore implements ReadStore {
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
+      this.writes.inPlace = false;
     }
   }
 
   async close(): Promise<void> {
+    await this.writes.settled();
+    await this.backgroundWrites?.close();
     await this.backgroundReads?.close();
     if (this.db.open) this.db.close();
   }

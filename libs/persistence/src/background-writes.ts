@@ -1,0 +1,73 @@
+import type { SqliteBackgroundWrites, WriteStep } from '@im/read-models/sqlite';
+import { ServingSqliteWorker, type SqliteWorkerError } from './sqlite-worker';
+
+/**
+ * The worker: a connection of its own to the file, with the settings of the
+ * store's connection, its statements prepared once per text; each request is
+ * one transaction, answered with each step's changes, or with SQLite's error
+ * once the transaction is rolled back.
+ */
+const WRITER = `
+const statements = new Map();
+let transaction;
+serveRequests(
+  (Database) => {
+    const db = new Database(workerData.file, { fileMustExist: true });
+    db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
+    db.pragma('synchronous = NORMAL');
+    db.pragma('wal_autocheckpoint = ' + workerData.autoCheckpointPages);
+    transaction = db.transaction((steps) =>
+      steps.map(([sql, params]) => {
+        let statement = statements.get(sql);
+        if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+        return (Array.isArray(params) ? statement.run(...params) : statement.run(params)).changes;
+      }),
+    );
+    return db;
+  },
+  (db, { steps }) => {
+    try {
+      return { changes: transaction(steps) };
+    } catch (error) {
+      return { error: { message: error.message, code: error.code } };
+    }
+  },
+);
+`;
+
+/**
+ * The read models' writes (projection commits, the outbound deliveries'
+ * attempts and checkpoints, notification decisions) run in a worker thread on
+ * a connection of its own, so the statements and the commit leave the event
+ * loop: in an alert storm the projections' commit was about a fifth of the
+ * main thread's time, in webhook delivery the attempts' commit an eighth
+ * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-"). The worker starts with the first write; until it
+ * is ready, and for good once it fails, writes run on the store's connection.
+ */
+export class BackgroundWrites implements SqliteBackgroundWrites {
+  private readonly worker: ServingSqliteWorker<{ steps: WriteStep[] }, { changes?: number[]; error?: SqliteWorkerError }>;
+
+  constructor(file: string, autoCheckpointPages: number, onFailure: (message: string) => void, busyTimeoutMs = 5000) {
+    this.worker = new ServingSqliteWorker(
+      WRITER,
+      { file, autoCheckpointPages, busyTimeoutMs },
+      { name: 'Background writes', fallback: 'the read models are written on the event loop' },
+      onFailure,
+    );
+  }
+
+  async transaction(steps: WriteStep[]): Promise<number[] | undefined> {
+    const answer = await this.worker.ask({ steps });
+    if (answer?.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+    return answer?.changes;
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+
+  /** Starts the worker now rather than with the first write; resolves whether it serves. */
+  start(): Promise<boolean> {
+    return this.worker.start();
+  }
+}

@@ -1,0 +1,63 @@
+import type Database from 'better-sqlite3';
+import type { StatementCache } from './statement-cache';
+
+/** One statement of a write: its text and its parameters, positional or named (`@name`). */
+export type WriteStep = [sql: string, params: unknown[] | object];
+
+/**
+ * Transactions run on another connection to the same file, off the event
+ * loop (a worker thread). `transaction` answers each step's number of changed
+ * rows, rejects with SQLite's error (and its code) when the transaction failed
+ * there and was rolled back, and answers undefined when it could not run it
+ * (not started yet, stopped, or the worker ended before answering): the store
+ * then runs it on its own connection.
+ */
+export interface SqliteBackgroundWrites {
+  transaction(steps: WriteStep[]): Promise<number[] | undefined>;
+  close(): Promise<void>;
+}
+
+/**
+ * Every write of the read-model file (projections, outbound deliveries,
+ * notifications) goes through here, one transaction at a time in the order
+ * asked, so a write never overtakes an earlier one whichever connection runs
+ * it. Each write is idempotent (upserts, deletes, `ON CONFLICT DO NOTHING`,
+ * checkpoints that only move forward): a transaction the worker may have
+ * committed before it ended is run again here without harm.
+ */
+export class SqliteWrites {
+  private tail: Promise<unknown> = Promise.resolve();
+  /** During a bulk load the store's own connection writes: its settings for the load (no sync, a large cache) are what make it fast. */
+  inPlace = false;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: StatementCache,
+    private readonly background: SqliteBackgroundWrites | undefined,
+  ) {}
+
+  /** Runs the steps as one transaction after every one asked for before; answers each step's changes. */
+  transaction(steps: WriteStep[]): Promise<number[]> {
+    const done = this.tail.then(() => this.run(steps));
+    this.tail = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Resolves once every transaction asked for so far has ended. */
+  settled(): Promise<unknown> {
+    return this.tail;
+  }
+
+  private async run(steps: WriteStep[]): Promise<number[]> {
+    if (this.background && !this.inPlace) {
+      const changes = await this.background.transaction(steps);
+      if (changes) return changes;
+    }
+    return this.db.transaction(() =>
+      steps.map(([sql, params]) => {
+        const statement = this.statements.get(sql);
+        return (Array.isArray(params) ? statement.run(...params) : statement.run(params as Record<string, unknown>)).changes;
+      }),
+    )();
+  }
+}
