@@ -2,6 +2,7 @@ import type autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { SqliteEventStore } from '@im/event-store/sqlite';
@@ -32,7 +33,7 @@ export const uniqueEvents = (subject?: string) => ({
 });
 
 /** The ceiling: bare node:http + better-sqlite3 with the same durability, on a fresh file. */
-async function bareCeiling(seconds: number): Promise<LoadResult & { cpuUs: number }> {
+async function bareCeiling(seconds: number): Promise<LoadResult & { cpuUs: number; clientUs: number }> {
   const dir = tempDir('bench-bare');
   const bare = startTsServer(join(__dirname, 'bare-append.server.ts'), [dir.path]);
   try {
@@ -54,7 +55,7 @@ async function projectionLag(url: string): Promise<string> {
 }
 
 /** The service: POST /api/v1/timeline/events on a fresh data directory. */
-function serviceAppends(seconds: number): Promise<LoadResult & { lag: string; cpuUs: number }> {
+function serviceAppends(seconds: number): Promise<LoadResult & { lag: string; cpuUs: number; clientUs: number }> {
   return withBuiltServer('bench-timeline', {}, async (url, _dataDir, pid) => {
     const created = await fetch(`${url}/api/v1/incidents`, {
       method: 'POST',
@@ -85,6 +86,7 @@ export async function timelineAppends(seconds: number): Promise<string> {
   const ratios: string[] = [];
   const lags: string[] = [];
   const costs: string[] = [];
+  const reachable: string[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const ceiling = await bareCeiling(seconds);
     const service = await serviceAppends(seconds);
@@ -93,6 +95,9 @@ export async function timelineAppends(seconds: number): Promise<string> {
     ratios.push((service.rps / ceiling.rps).toFixed(2));
     lags.push(`round ${round}: ${service.lag}`);
     costs.push(`round ${round}: ceiling ${ceiling.cpuUs}, service ${service.cpuUs} (${(service.cpuUs / ceiling.cpuUs).toFixed(1)} ×)`);
+    // With every core busy with nothing but the service and the load generator, at the CPU each spent per append in this round.
+    const most = (cpus().length * 1e6) / (service.cpuUs + service.clientUs);
+    reachable.push(`round ${round}: load generator ${service.clientUs} µs, so at most ${Math.round(most)} appends/s, ${(most / ceiling.rps).toFixed(2)} of the ceiling's rate`);
   }
   return [
     '## Timeline appends against the bare ceiling',
@@ -105,6 +110,8 @@ export async function timelineAppends(seconds: number): Promise<string> {
     `Service / ceiling per round: **${ratios.join(', ')}**.`,
     '',
     `Server CPU per append (µs, every thread of the process, user + system from /proc): ${costs.join('; ')}. The rate moves with the disk and other load; this cost much less.`,
+    '',
+    `What the service's CPU per append allows on this machine's ${cpus().length} cores, which it shares with the load generator (its CPU per append, from process.cpuUsage): ${reachable.join('; ')}.`,
     '',
     `Projection lag under this load, from the ledger stamping an event (before its commit and fsync) to every read model showing it, over the last 10,000 events of each service run as the api reports it in \`/api/v1/validate\`: ${lags.join('; ')}.`,
   ].join('\n');

@@ -15,9 +15,19 @@ export function cpuMs(proc: string): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-/** `run`'s answer with the CPU (all threads, user + system) process `pid` spent per request meanwhile, in µs. */
-export async function withCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>): Promise<T & { cpuUs: number }> {
+/**
+ * `run`'s answer with the CPU (all threads, user + system) process `pid` spent
+ * per request meanwhile, and the CPU this process (the load generator) spent
+ * per request, both in µs.
+ */
+export async function withCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>): Promise<T & { cpuUs: number; clientUs: number }> {
   const before = cpuMs(`/proc/${pid}`);
+  const own = process.cpuUsage();
   const result = await run();
-  return { ...result, cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - before) * 1000) / result.requests) };
+  const used = process.cpuUsage(own);
+  return {
+    ...result,
+    cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - before) * 1000) / result.requests),
+    clientUs: Math.round((used.user + used.system) / result.requests),
+  };
 }

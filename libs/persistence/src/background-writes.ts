@@ -39,10 +39,11 @@ serveRequests(
  * The read models' writes (projection commits, the outbound deliveries'
  * attempts and checkpoints, notification decisions) run in a worker thread on
  * a connection of its own, so the statements and the commit leave the event
- * loop: in an alert storm the projections' commit was about a fifth of the
- * main thread's time, in webhook delivery the attempts' commit an eighth
- * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-"). The worker starts with the first write; until it
- * is ready, and for good once it fails, writes run on the store's connection.
+ * loop: in an alert storm the projections' commit was about a sixth of the
+ * main thread's samples, in webhook delivery the attempts' commit a ninth
+ * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-08:20)"). The worker
+ * starts with the first write; until it is ready, and for good once it
+ * fails, writes run on the store's connection.
  */
 export class BackgroundWrites implements SqliteBackgroundWrites {
   private readonly worker: ServingSqliteWorker<{ steps: WriteStep[] }, { changes?: number[]; error?: SqliteWorkerError }>;
