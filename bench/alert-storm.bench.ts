@@ -74,7 +74,7 @@ interface StormRun {
 
 interface StormCpu {
   apiMain: number;
-  /** The api's other threads: ledger chaining, V8's garbage-collection helpers, libuv's pool (fdatasync). */
+  /** The api's other threads: ledger chaining, the read models' writer, V8's garbage-collection helpers, libuv's pool (fdatasync). */
   apiOthers: number;
   /** This process: the load generator, on the same cores. */
   client: number;
