@@ -41,7 +41,7 @@ serveRequests(
  * a connection of its own, so the statements and the commit leave the event
  * loop: in an alert storm the projections' commit was about a sixth of the
  * main thread's samples, in webhook delivery the attempts' commit a ninth
- * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-08:20)"). The worker
+ * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-07:55)"). The worker
  * starts with the first write; until it is ready, and for good once it
  * fails, writes run on the store's connection.
  */
