@@ -9,13 +9,13 @@ import { describeNotificationStoreContract } from '../../libs/read-models/src/no
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
-const sqliteHarness = () => {
-  const dir = tempDir('read');
-  return {
-    open: async () => new SqliteReadStore(join(dir.path, 'read-models.sqlite')),
-    dispose: async () => dir.remove(),
-  };
+/** A harness whose stores open one read-model file in a temporary directory, removed afterwards. */
+const fileHarness = (prefix: string, open: (file: string) => Promise<SqliteReadStore>) => () => {
+  const dir = tempDir(prefix);
+  return { open: () => open(join(dir.path, 'read-models.sqlite')), dispose: async () => dir.remove() };
 };
+
+const sqliteHarness = fileHarness('read', async (file) => new SqliteReadStore(file));
 describeReadStoreContract('sqlite', sqliteHarness);
 describeOutboundStoreContract('sqlite', sqliteHarness);
 describeNotificationStoreContract('sqlite', sqliteHarness);
@@ -23,62 +23,51 @@ describeNotificationStoreContract('sqlite', sqliteHarness);
 describe('with the lists read in a worker thread', () => {
   // Every list the contract asks of it is answered by the worker, not by the store's connection as it would be while the worker starts.
   let served = 0;
-  describeReadStoreContract('sqlite, background reads', () => {
-    const dir = tempDir('read-background');
-    const file = join(dir.path, 'read-models.sqlite');
-    return {
-      open: async () => {
-        const reads = new BackgroundReads(file, (message) => {
-          throw new Error(message);
-        });
-        const store = new SqliteReadStore(file, undefined, {
-          backgroundReads: {
-            all: async (sql, params, shape) => {
-              const rows = await reads.all(sql, params, shape);
-              expect(rows).toBeDefined();
-              served++;
-              return rows;
-            },
-            close: () => reads.close(),
+  describeReadStoreContract(
+    'sqlite, background reads',
+    fileHarness('read-background', async (file) => {
+      const reads = new BackgroundReads(file, (message) => {
+        throw new Error(message);
+      });
+      const store = new SqliteReadStore(file, undefined, {
+        backgroundReads: {
+          all: async (sql, params, shape) => {
+            const rows = await reads.all(sql, params, shape);
+            expect(rows).toBeDefined();
+            served++;
+            return rows;
           },
-        });
-        await reads.start();
-        return store;
-      },
-      dispose: async () => dir.remove(),
-    };
-  });
+          close: () => reads.close(),
+        },
+      });
+      await reads.start();
+      return store;
+    }),
+  );
   afterAll(() => expect(served).toBeGreaterThan(10));
 });
 
 describe('with every write made in a worker thread', () => {
   // Every transaction the contracts ask for runs in the worker, not on the store's connection as it would while the worker starts.
   let served = 0;
-  const harness = () => {
-    const dir = tempDir('read-background-writes');
-    const file = join(dir.path, 'read-models.sqlite');
-    return {
-      open: async () => {
-        const writes = new BackgroundWrites(file, 1000, (message) => {
-          throw new Error(message);
-        });
-        const store = new SqliteReadStore(file, undefined, {
-          backgroundWrites: {
-            transaction: async (steps) => {
-              const changes = await writes.transaction(steps);
-              expect(changes).toHaveLength(steps.length);
-              served++;
-              return changes;
-            },
-            close: () => writes.close(),
-          },
-        });
-        await writes.start();
-        return store;
+  const harness = fileHarness('read-background-writes', async (file) => {
+    const writes = new BackgroundWrites(file, 1000, (message) => {
+      throw new Error(message);
+    });
+    const store = new SqliteReadStore(file, undefined, {
+      backgroundWrites: {
+        transaction: async (steps) => {
+          const changes = await writes.transaction(steps);
+          expect(changes).toHaveLength(steps.length);
+          served++;
+          return changes;
+        },
+        close: () => writes.close(),
       },
-      dispose: async () => dir.remove(),
-    };
-  };
+    });
+    await writes.start();
+    return store;
+  });
   describeReadStoreContract('sqlite, background writes', harness);
   describeOutboundStoreContract('sqlite, background writes', harness);
   describeNotificationStoreContract('sqlite, background writes', harness);

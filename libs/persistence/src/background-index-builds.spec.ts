@@ -1,28 +1,19 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndexesInWorker } from './background-index-builds';
+import { docsDatabase } from './docs-database.fixture';
 
 const SETTINGS = { cacheSize: -2000, busyTimeoutMs: 5000 };
 
 describe('buildIndexesInWorker', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'background-index-builds-'));
-  const file = join(dir, 'read-models.sqlite');
-  // The service's connection, open the whole time as in the api.
-  let db: Database.Database;
+  // The service's connection (connection()), open the whole time as in the api.
+  const { dir, file, db: connection } = docsDatabase('background-index-builds-', 'key TEXT PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT NULL');
+  let db: ReturnType<typeof connection>;
   beforeAll(() => {
-    db = new Database(file);
-    db.pragma('journal_mode = WAL');
-    db.exec('CREATE TABLE docs (key TEXT PRIMARY KEY, created_at TEXT NOT NULL, kind TEXT NOT NULL)');
+    db = connection();
     const insert = db.prepare('INSERT INTO docs VALUES (?, ?, ?)');
     db.transaction(() => {
       for (let i = 0; i < 300_000; i++) insert.run(`k${i}`, new Date(Date.UTC(2026, 0, 1) + ((i * 7919) % 300_000) * 1000).toISOString(), i % 3 ? 'note' : 'alert');
     })();
-  });
-  afterAll(() => {
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const indexes = () => db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs' AND sql IS NOT NULL ORDER BY name`).pluck().all();

@@ -1,5 +1,5 @@
 import type { SqliteBackgroundWrites, WriteStep } from '@im/read-models/sqlite';
-import { ServingSqliteWorker, type SqliteWorkerError } from './sqlite-worker';
+import { ServingSqliteWorker, type SqliteWorkerError, sqliteWorkerError } from './sqlite-worker';
 
 /**
  * The worker: a connection of its own to the file, with the settings of the
@@ -59,7 +59,7 @@ export class BackgroundWrites implements SqliteBackgroundWrites {
 
   async transaction(steps: WriteStep[]): Promise<number[] | undefined> {
     const answer = await this.worker.ask({ steps });
-    if (answer?.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+    if (answer?.error) throw sqliteWorkerError(answer.error);
     return answer?.changes;
   }
 

@@ -48,6 +48,9 @@ export function startSqliteWorker(code: string, workerData: Record<string, unkno
   return new Worker(PREAMBLE + code, { eval: true, workerData: { ...workerData, entry: process.argv[1] ?? `${process.cwd()}/` } });
 }
 
+/** The worker's failure as an Error carrying SQLite's code. */
+export const sqliteWorkerError = ({ message, code }: SqliteWorkerError): Error => Object.assign(new Error(message), { code });
+
 /**
  * Runs `code` in a worker thread that answers once: an answer with `error`
  * rejects with that error and its code, any other resolves; a thread that
@@ -57,7 +60,7 @@ export function askSqliteWorker<T extends object>(code: string, workerData: Reco
   return new Promise((resolve, reject) => {
     const worker = startSqliteWorker(code, workerData);
     worker.once('message', (answer: T & { error?: SqliteWorkerError }) =>
-      answer.error ? reject(Object.assign(new Error(answer.error.message), { code: answer.error.code })) : resolve(answer),
+      answer.error ? reject(sqliteWorkerError(answer.error)) : resolve(answer),
     );
     worker.once('error', reject);
     // After an answer this changes nothing; without one the caller must not wait for ever.

@@ -101,7 +101,6 @@ export class SqliteReadStore implements ReadStore {
   private readonly collections: Map<string, SqliteCollection>;
   private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
-  private readonly backgroundWrites: SqliteBackgroundWrites | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
@@ -133,7 +132,6 @@ export class SqliteReadStore implements ReadStore {
     if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
     this.buildIndexes = buildIndexes;
     this.backgroundReads = backgroundReads;
-    this.backgroundWrites = backgroundWrites;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -277,8 +275,7 @@ export class SqliteReadStore implements ReadStore {
   }
 
   async close(): Promise<void> {
-    await this.writes.settled();
-    await this.backgroundWrites?.close();
+    await this.writes.close();
     await this.backgroundReads?.close();
     if (this.db.open) this.db.close();
   }

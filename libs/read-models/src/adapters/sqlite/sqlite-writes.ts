@@ -29,12 +29,21 @@ export class SqliteWrites {
   private tail: Promise<unknown> = Promise.resolve();
   /** During a bulk load the store's own connection writes: its settings for the load (no sync, a large cache) are what make it fast. */
   inPlace = false;
+  /** The steps as one transaction on the store's own connection. */
+  private readonly runHere;
 
   constructor(
-    private readonly db: Database.Database,
-    private readonly statements: StatementCache,
+    db: Database.Database,
+    statements: StatementCache,
     private readonly background: SqliteBackgroundWrites | undefined,
-  ) {}
+  ) {
+    this.runHere = db.transaction((steps: WriteStep[]) =>
+      steps.map(([sql, params]) => {
+        const statement = statements.get(sql);
+        return (Array.isArray(params) ? statement.run(...params) : statement.run(params as Record<string, unknown>)).changes;
+      }),
+    );
+  }
 
   /** Runs the steps as one transaction after every one asked for before; answers each step's changes. */
   transaction(steps: WriteStep[]): Promise<number[]> {
@@ -48,16 +57,17 @@ export class SqliteWrites {
     return this.tail;
   }
 
+  /** Ends the worker once every transaction asked for so far has ended. */
+  async close(): Promise<void> {
+    await this.tail;
+    await this.background?.close();
+  }
+
   private async run(steps: WriteStep[]): Promise<number[]> {
     if (this.background && !this.inPlace) {
       const changes = await this.background.transaction(steps);
       if (changes) return changes;
     }
-    return this.db.transaction(() =>
-      steps.map(([sql, params]) => {
-        const statement = this.statements.get(sql);
-        return (Array.isArray(params) ? statement.run(...params) : statement.run(params as Record<string, unknown>)).changes;
-      }),
-    )();
+    return this.runHere(steps);
   }
 }
