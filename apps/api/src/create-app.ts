@@ -9,7 +9,7 @@ import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.doc
 import { enableCors, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
 import { clientErrorHandler } from './http/client-error.handler';
 import { BODY_LIMIT_BYTES, registerJsonParser } from './http/json-body.parser';
-import { createJsonLogger, NestJsonLogger, requestIdOf } from './http/json-logger';
+import { accessLogger, createJsonLogger, NestJsonLogger, requestIdOf } from './http/json-logger';
 
 /** How often node checks connections against the request and header timeouts. */
 const TIMEOUT_CHECK_MS = 1000;
@@ -43,7 +43,7 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
   const fastify = adapter.getInstance();
   registerJsonParser(fastify);
   registerSecurityHeaders(fastify);
-  registerRequestLogging(fastify);
+  registerRequestLogging(fastify, accessLogger(logger));
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
   const stores = await openStores(config, { ...options, lock: 'api' });
   try {

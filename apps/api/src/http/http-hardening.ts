@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
+import type { Logger } from 'pino';
 import type { AppConfig } from '@im/config';
 
 /**
@@ -63,16 +64,26 @@ export function enableCors(app: NestFastifyApplication, config: AppConfig): void
   });
 }
 
-/** Echoes the request id and writes one access-log line per request (no headers, no body). */
-export function registerRequestLogging(fastify: FastifyInstance): void {
+/**
+ * Echoes the request id and writes one access-log line per request (no headers, no body), through
+ * `access` (json-logger.ts: accessLogger), whose fields are these and no others.
+ */
+export function registerRequestLogging(fastify: FastifyInstance, access: Logger): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const user = (request as { user?: { sub?: string } }).user;
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, duration_ms: Math.round(reply.elapsedTime * 10) / 10, sub: user?.sub },
+    access.info(
+      {
+        request_id: request.id,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 10) / 10,
+        sub: user?.sub,
+      },
       'request completed',
     );
     done();

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevelName } from '@im/config';
 
 /**
@@ -9,7 +9,7 @@ import type { LogLevelName } from '@im/config';
  * and Nest's own alike. Credentials are censored wherever they might appear
  * in a logged object; request bodies are never logged.
  */
-export function createJsonLogger(level: LogLevelName): Logger {
+export function createJsonLogger(level: LogLevelName, destination: DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
   return pino(
     {
       level,
@@ -21,11 +21,19 @@ export function createJsonLogger(level: LogLevelName): Logger {
         censor: '[REDACTED]',
       },
     },
-    // Asynchronous: lines that arrive while a write is in flight go out together in the next one, so a busy
+    // By default asynchronous: lines that arrive while a write is in flight go out together in the next one, so a busy
     // server makes few write(2) calls and an idle one writes at once (pino flushes on exit; kill -9 may lose a few lines).
-    pino.destination({ dest: 1, sync: false }),
+    destination,
   );
 }
+
+/**
+ * The access lines' logger: the same output, without the redaction pass. The access line has a fixed
+ * set of fields (method, url, status, duration, sub, request id), none of them a credential; the
+ * redaction's wildcard paths ran every field of every line through a clone and a JSON.stringify, an
+ * eighth of what an append allocated.
+ */
+export const accessLogger = (logger: Logger): Logger => logger.child({}, { redact: [] });
 
 /** A caller's request id is kept if it is a plain token; anything else gets a fresh one. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
