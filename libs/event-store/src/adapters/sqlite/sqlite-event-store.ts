@@ -54,7 +54,7 @@ interface BatchChecks {
   taken: Map<string, number>;
 }
 
-/** How many recently appended events are kept in memory for followers. */
+/** How many recently appended events are kept in memory for followers, at least (up to twice as many). */
 const RECENT_EVENTS = 4096;
 /** How many streams' chain tips are remembered for chaining off the main thread (others are read from the file). */
 const CHAIN_TIPS = 10_000;
@@ -307,7 +307,8 @@ export class SqliteEventStore implements EventStore {
         this.syncing = undefined;
       }
       for (const event of stored) this.recent.push(event);
-      if (this.recent.length > RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
+      // Trimmed once it holds twice as many: a copy every round (and the push that regrew it) was several kB per append to collect.
+      if (this.recent.length > 2 * RECENT_EVENTS) this.recent = this.recent.slice(-RECENT_EVENTS);
     }
     outcomes.forEach((outcome, i) => (outcome.ok ? batch[i].resolve(outcome.result) : batch[i].reject(outcome.error)));
     if (stored.length > 0) this.appended.emit('append');
