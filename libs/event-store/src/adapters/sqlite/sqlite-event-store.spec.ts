@@ -78,6 +78,40 @@ describe('the SQLite event store, appends committed in one batch', () => {
   });
 });
 
+describe('the SQLite event store, reading the log back from what it keeps in memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-event-store-recent-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('answers every page of the log as the file does, before and after the recent events it keeps are trimmed', async () => {
+    const file = join(dir, 'events.sqlite');
+    const store = new SqliteEventStore(file);
+    const pages = async (reader: SqliteEventStore) => {
+      const seen: string[] = [];
+      for (const [after, limit] of [[0, 50], [4_090, 20], [8_150, 100], [8_990, 200], [9_000, 10]] as const) seen.push((await reader.readAll(BigInt(after), limit)).map((e) => `${e.position}:${e.event.id}`).join());
+      return seen;
+    };
+    try {
+      // 9,000 events, 100 an append: past twice the 4,096 kept, where the kept ones are cut back.
+      for (let n = 0; n < 90; n++) {
+        await store.append(`incident-${n}`, Array.from({ length: 100 }, (_, i) => note(`e${n * 100 + i + 1}`)), 'no_stream');
+      }
+      const fromMemory = await pages(store);
+      const fromFile = new SqliteEventStore(file);
+      try {
+        expect(fromMemory).toEqual(await pages(fromFile));
+      } finally {
+        await fromFile.close();
+      }
+      expect(fromMemory[2].split(',')).toHaveLength(100);
+      expect(fromMemory[2].split(',')[0]).toBe('8151:e8151');
+      expect(fromMemory[3].split(',')).toHaveLength(10);
+      expect(fromMemory[4]).toBe('');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('the SQLite event store with the ledger chained in a worker thread', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-chain-worker-'));
   const file = join(dir, 'events.sqlite');
