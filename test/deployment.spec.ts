@@ -4,6 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { loadConfig } from '@im/config';
 import { loadTimelinePolicy } from '@im/policy';
+import { NODE_FLAGS } from './support/server-process';
 
 const ROOT = join(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -69,7 +70,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs the projector on the same stores', () => {
-    expect(compose.services.projector.command).toEqual(['node', 'dist/apps/projector/main.js', 'run']);
+    expect(compose.services.projector.command).toEqual(['node', ...NODE_FLAGS, 'dist/apps/projector/main.js', 'run']);
     const projector = loadConfig(substitute(compose.services.projector.environment!, vars));
     const api = loadConfig(substitute(compose.services.api.environment!, vars));
     expect(projector.eventStore).toEqual(api.eventStore);
@@ -103,6 +104,19 @@ describe('docker-compose.yml', () => {
     expect(volumes).toContain('./policy/timeline-policy.json:/policies/timeline_policy/data.json:ro');
     expect(readFileSync(join(ROOT, 'policy/timeline.rego'), 'utf8')).toContain('policy := data.timeline_policy');
     expect(() => loadTimelinePolicy(join(ROOT, 'policy/timeline-policy.json'))).not.toThrow();
+  });
+});
+
+describe('the V8 flags the api and the projector run with', () => {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const flagged = (command: string, main: string) => expect(command).toContain(`node ${NODE_FLAGS.join(' ')} ${main}`);
+
+  it('are the same in the npm scripts, the image and the tests\' servers (the compose file\'s projector: above)', () => {
+    flagged(scripts.start, 'dist/apps/api/main.js');
+    flagged(scripts['start:prod'], 'dist/apps/api/main.js');
+    flagged(scripts.projector, 'dist/apps/projector/main.js run');
+    const cmd = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/^CMD (.+)$/m)![1];
+    expect(JSON.parse(cmd)).toEqual(['node', ...NODE_FLAGS, 'dist/apps/api/main.js']);
   });
 });
 

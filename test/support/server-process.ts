@@ -5,6 +5,8 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..');
 export const API_MAIN = join(ROOT, 'dist', 'apps', 'api', 'main.js');
 export const PROJECTOR_MAIN = join(ROOT, 'dist', 'apps', 'projector', 'main.js');
+/** The V8 flags the api and the projector run with (package.json's scripts, the Dockerfile, the compose file: test/deployment.spec.ts). */
+export const NODE_FLAGS = ['--max-semi-space-size=32'];
 
 function requireBuilt(file: string): void {
   if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm test does)`);
@@ -20,10 +22,10 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts the built api as a user would (`node dist/apps/api/main.js`) and waits until it listens. */
+/** Starts the built api as a user would (`npm run start:prod`: `node <NODE_FLAGS> dist/apps/api/main.js`) and waits until it listens. */
 export function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   requireBuilt(API_MAIN);
-  const child = spawn(process.execPath, [API_MAIN], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, API_MAIN], {
     env: { ...process.env, PORT: '0', NO_COLOR: '1', APP_ENV: 'development', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -54,10 +56,10 @@ export function startServer(env: Record<string, string>, timeoutMs = 20_000): Pr
   });
 }
 
-/** The projector as its own process (`node dist/apps/projector/main.js run`), `ready` once it projects. */
+/** The projector as its own process (`npm run projector`: `node <NODE_FLAGS> dist/apps/projector/main.js run`), `ready` once it projects. */
 export function startProjector(env: Record<string, string>) {
   requireBuilt(PROJECTOR_MAIN);
-  const child = spawn(process.execPath, [PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
   const ready = new Promise<void>((resolve, reject) => {
     let output = '';
