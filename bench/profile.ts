@@ -15,7 +15,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
-import { API_MAIN } from '../test/support/server-process';
+import { API_MAIN, NODE_FLAGS } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
 import { listeningUrl, load, percentile } from './support/load';
@@ -119,7 +119,7 @@ function startProfiled(workload: string, dataDir: string, profileDir: string): C
   }
   // The webhook bench's receivers are on loopback.
   const webhooks = workload === 'webhooks' ? { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } : {};
-  return spawn(process.execPath, ['-r', PROFILER_PRELOAD, API_MAIN], { env: { ...env, ...webhooks, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
+  return spawn(process.execPath, [...NODE_FLAGS, '-r', PROFILER_PRELOAD, API_MAIN], { env: { ...env, ...webhooks, DATA_DIR: dataDir, PORT: '0', APP_ENV: 'development' }, stdio });
 }
 
 /** Waits for the profile the preload writes when told to stop. */

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { incidentStreamId } from '@im/incidents';
 import { EVENTS_FILE } from '@im/persistence';
-import { PROJECTOR_MAIN, startServer } from './support/server-process';
+import { startProjector, startServer } from './support/server-process';
 import { SseClient } from './support/sse';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
@@ -98,18 +97,8 @@ describe('live streams with an external projector (PROJECTOR=external)', () => {
 
   it('deliver writes made through the api, and events another process appended to the ledger', async () => {
     const env = { DATA_DIR: dir.path, JWT_SECRET: SECRET };
-    const projector = spawn(process.execPath, [PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const projectorExited = new Promise((resolve) => projector.once('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Projecting from position')) resolve();
-      };
-      projector.stdout!.on('data', onData);
-      projector.stderr!.on('data', onData);
-      void projectorExited.then(() => reject(new Error(`projector exited:\n${output}`)));
-    });
+    const projector = startProjector(env);
+    await projector.ready;
     const api = await startServer({ ...env, PROJECTOR: 'external' });
     const clients: SseClient[] = [];
     try {
@@ -142,8 +131,8 @@ describe('live streams with an external projector (PROJECTOR=external)', () => {
     } finally {
       clients.forEach((c) => c.close());
       api.child.kill('SIGTERM');
-      projector.kill('SIGTERM');
-      await Promise.all([api.exited, projectorExited]);
+      projector.child.kill('SIGTERM');
+      await Promise.all([api.exited, projector.exited]);
     }
   });
 });
