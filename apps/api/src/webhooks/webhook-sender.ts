@@ -33,10 +33,13 @@ export class WebhookEndpoint {
     this.key = secret === undefined ? undefined : webhookKey(secret);
   }
 
-  /** The connections, each made (again) only to `destination` from now on: the address each delivery checked just before. */
-  poolTo(destination: CheckedDestination): Pool {
+  /**
+   * The connections, each made (again) only to `destination` from now on: the address each delivery checked just before.
+   * Connecting may take the whole of an attempt's `timeoutMs`, not undici's own 10 s.
+   */
+  poolTo(destination: CheckedDestination, timeoutMs: number): Pool {
     this.checked = destination;
-    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connect: { lookup: this.lookupChecked } });
+    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connectTimeout: timeoutMs, connect: { lookup: this.lookupChecked } });
     return this.pool;
   }
 
@@ -86,7 +89,8 @@ export class WebhookSender {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(endpoint.key!, messageId, timestamp, body),
       };
-      const statusCode = await post(destination, headers, body, endpoint, signal, Math.max(0, deadline - this.now()));
+      const pool = endpoint.poolTo(destination, this.options.timeoutMs);
+      const statusCode = await post(pool, `${endpoint.url.pathname}${endpoint.url.search}`, headers, body, signal, Math.max(0, deadline - this.now()));
       return statusCode >= 200 && statusCode < 300
         ? { statusCode, error: null }
         : { statusCode, error: UNSUCCESSFUL_STATUS, gone: statusCode === 410 };
@@ -103,8 +107,8 @@ export class WebhookSender {
 /** The answer was longer than is read: its status still counts. */
 class AnswerTooLong extends Error {}
 
-/** POSTs to the checked address, cut by `signal` or after `timeoutMs`; resolves with the answer's status once it is read. */
-function post(destination: CheckedDestination, headers: Record<string, string>, body: string, endpoint: WebhookEndpoint, signal: AbortSignal, timeoutMs: number): Promise<number> {
+/** POSTs through the registration's connections, cut by `signal` or after `timeoutMs`; resolves with the answer's status once it is read. */
+function post(pool: Pool, path: string, headers: Record<string, string>, body: string, signal: AbortSignal, timeoutMs: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined;
     /** Why the request was cut before undici started it (connecting, or queued behind others): it is dropped as it starts. */
@@ -127,8 +131,8 @@ function post(destination: CheckedDestination, headers: Record<string, string>, 
     const timer = setTimeout(() => cut(new TimedOut()), timeoutMs);
     const abort = () => cut(new Aborted());
     signal.addEventListener('abort', abort, { once: true });
-    endpoint.poolTo(destination).dispatch(
-      { path: `${endpoint.url.pathname}${endpoint.url.search}`, method: 'POST', headers, body },
+    pool.dispatch(
+      { path, method: 'POST', headers, body },
       {
         onRequestStart(started) {
           controller = started;
