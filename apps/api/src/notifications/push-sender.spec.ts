@@ -1,5 +1,8 @@
 import { createECDH, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import webPush from 'web-push';
+import { neverAcceptingListener } from '../../../../test/support/never-accepting-listener';
 import { PushSender } from './push-sender';
 
 const browser = createECDH('prime256v1');
@@ -26,5 +29,24 @@ describe('PushSender: failures no retry can mend are final', () => {
       error: 'invalid_subscription_keys',
       final: true,
     });
+  });
+});
+
+describe('PushSender: a push service that does not answer', () => {
+  it('gives up after the timeout and says so (timeout, retried), whether or not the connection was made', async () => {
+    const vapid = webPush.generateVAPIDKeys();
+    const sender = new PushSender({ publicKey: vapid.publicKey, privateKey: vapid.privateKey, subject: 'mailto:im@example.com' }, 500, true);
+    const listener = await neverAcceptingListener();
+    // Accepts the connection, then says nothing (not even the TLS handshake).
+    const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      for (const port of [listener.port, (silent.address() as AddressInfo).port]) {
+        expect(await sender.send(subscription(`https://127.0.0.1:${port}/push`), '{}', true, 'ntf_x')).toEqual({ result: 'failed', statusCode: null, error: 'timeout' });
+      }
+    } finally {
+      listener.close();
+      silent.close();
+    }
   });
 });

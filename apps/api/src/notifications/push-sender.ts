@@ -48,7 +48,7 @@ export class PushSender {
       return { result: 'delivered', statusCode };
     } catch (error) {
       if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: BLOCKED_ADDRESS, final: true };
-      if (error instanceof DOMException && error.name === 'TimeoutError') return { result: 'failed', statusCode: null, error: 'timeout' };
+      if (isTimeout(error)) return { result: 'failed', statusCode: null, error: 'timeout' };
       if (error instanceof WebPushError) {
         return error.statusCode === 404 || error.statusCode === 410 ? { result: 'gone', statusCode: error.statusCode } : { result: 'failed', statusCode: error.statusCode, error: 'push_error' };
       }
@@ -56,3 +56,10 @@ export class PushSender {
     }
   }
 }
+
+/**
+ * No answer within the timeout: the address check's own deadline, or the push request's, which
+ * `web-push` signals only by this message (it destroys the request with it when its socket times out).
+ */
+const isTimeout = (error: unknown): boolean =>
+  (error instanceof DOMException && error.name === 'TimeoutError') || (error instanceof Error && error.message === 'Socket timeout');

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { neverAcceptingListener } from '../../../../test/support/never-accepting-listener';
 import { newWebhookSecret } from './webhook-secret';
 import { DESTINATION_TTL_MS, WebhookEndpoint, WebhookSender } from './webhook-sender';
 
@@ -76,7 +75,7 @@ describe('WebhookSender', () => {
   });
 
   it('waits for a connection as long as the timeout allows, past undici\'s own 10 s connect limit', async () => {
-    const listener = await listenerThatNeverAccepts();
+    const listener = await neverAcceptingListener();
     try {
       const sender = new WebhookSender({ timeoutMs: 10_500, allowPrivateNetworks: true });
       // Without the pool's connect timeout set to the attempt's, undici gives up at 10 s: connect_timeout.
@@ -181,36 +180,3 @@ describe('WebhookSender', () => {
     }
   });
 });
-
-/**
- * A port whose connections never complete: a process listens with a backlog of one and never
- * accepts (its event loop blocked), and connections are opened until the kernel's queue is full,
- * so the next connect waits for the handshake as a blackholed host would.
- */
-async function listenerThatNeverAccepts(): Promise<{ port: number; close: () => void }> {
-  const script = `const server = require('node:net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
-    process.stdout.write(server.address().port + '\\n');
-    setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50);
-  });`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = Number(String(await once(child.stdout!, 'data')).trim());
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const held: Socket[] = [];
-  const close = () => {
-    held.forEach((socket) => socket.destroy());
-    child.kill('SIGKILL');
-  };
-  for (let connected = true; connected; ) {
-    const socket = connect(port, '127.0.0.1');
-    held.push(socket);
-    connected = await new Promise<boolean>((resolve) => {
-      socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
-      setTimeout(() => resolve(false), 500);
-    });
-    if (held.length > 20) {
-      close();
-      throw new Error('the listener kept accepting connections');
-    }
-  }
-  return { port, close };
-}

@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
+
+/**
+ * A port on 127.0.0.1 whose connections never complete: a process listens with a backlog of
+ * one and never accepts (its event loop blocked), and connections are opened until the
+ * kernel's queue is full, so the next connect waits for the handshake as a blackholed host
+ * would. `close` frees it.
+ */
+export async function neverAcceptingListener(): Promise<{ port: number; close: () => void }> {
+  const script = `const server = require('node:net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+    process.stdout.write(server.address().port + '\\n');
+    setTimeout(() => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0), 50);
+  });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = Number(String(await once(child.stdout!, 'data')).trim());
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const held: Socket[] = [];
+  const close = () => {
+    held.forEach((socket) => socket.destroy());
+    child.kill('SIGKILL');
+  };
+  for (let connected = true; connected; ) {
+    const socket = connect(port, '127.0.0.1');
+    held.push(socket);
+    connected = await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(true)).once('error', () => resolve(false));
+      setTimeout(() => resolve(false), 500);
+    });
+    if (held.length > 20) {
+      close();
+      throw new Error('the listener kept accepting connections');
+    }
+  }
+  return { port, close };
+}
