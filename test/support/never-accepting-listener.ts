@@ -9,16 +9,14 @@ import { connect, type Socket } from 'node:net';
  * would. `close` frees it; the process ends by itself after a minute if it is left behind.
  */
 export async function neverAcceptingListener(): Promise<{ port: number; close: () => void }> {
+  // The port is written (synchronously, to a pipe) only as the event loop blocks: no connection is accepted after it.
   const script = `const server = require('node:net').createServer().listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
     process.stdout.write(server.address().port + '\\n');
-    setTimeout(() => {
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
-      process.exit(0);
-    }, 50);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60000);
+    process.exit(0);
   });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = Number(String(await once(child.stdout!, 'data')).trim());
-  await new Promise((resolve) => setTimeout(resolve, 200));
   const held: Socket[] = [];
   const close = () => {
     held.forEach((socket) => socket.destroy());
