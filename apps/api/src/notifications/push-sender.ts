@@ -58,8 +58,8 @@ export class PushSender {
 }
 
 /**
- * No answer within the timeout: the address check's own deadline, or the push request's, which
- * `web-push` signals only by this message (it destroys the request with it when its socket times out).
+ * Timed out: the address check's deadline, or the push request's socket idle for the timeout
+ * (connecting, or no answer), which `web-push` signals only by this message (it destroys the request with it).
  */
 const isTimeout = (error: unknown): boolean =>
   (error instanceof DOMException && error.name === 'TimeoutError') || (error instanceof Error && error.message === 'Socket timeout');

@@ -77,8 +77,8 @@ describe('WebhookSender', () => {
   it('waits for a connection as long as the timeout allows, past undici\'s own 10 s connect limit', async () => {
     const listener = await neverAcceptingListener();
     try {
-      const sender = new WebhookSender({ timeoutMs: 10_500, allowPrivateNetworks: true });
-      // Without the pool's connect timeout set to the attempt's, undici gives up at 10 s: connect_timeout.
+      const sender = new WebhookSender({ timeoutMs: 12_000, allowPrivateNetworks: true });
+      // Without the pool's connect timeout set past the attempt's, undici gives up at about 10.5 s: connect_timeout.
       expect(await sender.send(endpoint(`http://127.0.0.1:${listener.port}/hook`), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     } finally {
       listener.close();

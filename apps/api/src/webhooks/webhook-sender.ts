@@ -35,11 +35,13 @@ export class WebhookEndpoint {
 
   /**
    * The connections, each made (again) only to `destination` from now on: the address each delivery checked just before.
-   * Connecting may take the whole of an attempt's `timeoutMs`, not undici's own 10 s.
+   * Connecting may take the whole of an attempt (`timeoutMs`, the sender's, taken when the pool is made), not undici's
+   * own 10 s; the attempt's timer ends it, so undici's is set a second later (its timers above 1 s tick every 499 ms
+   * and may fire that much early).
    */
   poolTo(destination: CheckedDestination, timeoutMs: number): Pool {
     this.checked = destination;
-    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connectTimeout: timeoutMs, connect: { lookup: this.lookupChecked } });
+    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connectTimeout: timeoutMs + 1000, connect: { lookup: this.lookupChecked } });
     return this.pool;
   }
 
