@@ -59,6 +59,7 @@ beforeAll(async () => {
     SMTP_URL: smtpUrl,
     CONSOLE_URL: 'https://im.example.com',
     NOTIFY_RETRY_INITIAL_MS: '200',
+    NOTIFY_TIMEOUT_MS: '2000',
     NODE_EXTRA_CA_CERTS: push.certFile,
     PUSH_ALLOW_PRIVATE_NETWORKS: 'true',
   };
@@ -163,6 +164,30 @@ describe('one broken subscription among many', () => {
     }
     // Once her push service takes it, the same record is SENT, and nothing more goes to her.
     await until(async () => (await notifications(MALLORY)).find((n) => n.channel === 'push' && n.decision === 'SENT'), 'her push SENT');
+  });
+
+  it("ends a push whose service trickles its answer after NOTIFY_TIMEOUT_MS (timeout), and erin's SEV-1 goes out meanwhile", async () => {
+    const TRUDY = { ...bearer(token({ sub: 'trudy', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const ERIN = { ...bearer(token({ sub: 'erin', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
+    await ok(TRUDY, register, { input: new PushClient(`${push.url}/push/trudy-trickling`).subscription });
+    await ok(ERIN, register, { input: new PushClient(`${push.url}/push/erin-phone`).subscription });
+    await ok(TRUDY, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    await ok(ERIN, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    push.trickling.add('/push/trudy-trickling');
+    try {
+      const hers = (await ok(TRUDY, 'mutation { declareIncident(input: { title: "Trudy first", severity: SEV_2 }) { id } }')).declareIncident.id;
+      await push.waitFor(() => push.requests.some((r) => r.path === '/push/trudy-trickling'));
+      const paging = (await ok(ERIN, 'mutation { declareIncident(input: { title: "Search down", severity: SEV_1 }) { id } }')).declareIncident.id;
+      // Before the fix web-push's timeout (the socket's idle time) never came: the one push worker waited on her answer, and nothing behind it went.
+      await push.waitFor(() => push.requests.some((r) => r.path === '/push/erin-phone'), 10_000);
+      expect(await until(async () => (await notifications(ERIN)).find((n) => n.incidentId === paging && n.channel === 'push' && n.decision === 'SENT'), "erin's push SENT")).toBeDefined();
+      expect(await until(async () => (await notifications(TRUDY)).find((n) => n.incidentId === hers && n.channel === 'push' && n.decision === 'FAILED'), 'her push FAILED')).toMatchObject({ reason: 'timeout' });
+    } finally {
+      push.trickling.delete('/push/trudy-trickling');
+    }
+    // Retried on its own schedule, it is SENT once her push service answers.
+    await until(async () => (await notifications(TRUDY)).find((n) => n.channel === 'push' && n.decision === 'SENT'), 'her push SENT');
   });
 });
 

@@ -43,6 +43,8 @@ export interface PushRequest {
 export class PushService {
   readonly requests: PushRequest[] = [];
   answer: (request: PushRequest) => number = () => 201;
+  /** Paths whose answer never ends: a 201, then a byte every 200 ms, as a slow or hostile service could send. */
+  readonly trickling = new Set<string>();
   readonly certFile: string;
   private readonly keyFile: string;
   private readonly dir = tempDir('push-service');
@@ -65,6 +67,12 @@ export class PushService {
       req.on('end', () => {
         const request = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
         this.requests.push(request);
+        if (this.trickling.has(request.path)) {
+          res.writeHead(201);
+          const dripping = setInterval(() => res.write(' '), 200);
+          res.on('close', () => clearInterval(dripping));
+          return;
+        }
         res.statusCode = this.answer(request);
         res.end();
       });
@@ -76,6 +84,7 @@ export class PushService {
   }
 
   async close(): Promise<void> {
+    this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.dir.remove();
   }

@@ -1,7 +1,7 @@
 import { Agent } from 'node:https';
 import webPush, { WebPushError } from 'web-push';
 import type { PushSubscriptionRecord } from '@im/read-models';
-import { BlockedAddressError, checkDestination, pinnedLookup } from '../webhooks/webhook-address';
+import { BlockedAddressError, type CheckedDestination, checkDestination, pinnedLookup } from '../webhooks/webhook-address';
 import { BLOCKED_ADDRESS } from '../webhooks/webhook-sender';
 import { validSubscriptionKeys } from './push-subscription.input';
 import type { VapidKeys } from './vapid-keys';
@@ -35,16 +35,7 @@ export class PushSender {
     if (!validSubscriptionKeys(subscription.keys)) return { result: 'failed', statusCode: null, error: INVALID_KEYS, final: true };
     try {
       const destination = await checkDestination(new URL(subscription.endpoint), this.allowPrivateNetworks, AbortSignal.timeout(this.timeoutMs));
-      const { statusCode } = await webPush.sendNotification({ endpoint: subscription.endpoint, keys: subscription.keys }, payload, {
-        vapidDetails: this.keys,
-        TTL: TTL_SECONDS,
-        urgency: urgent ? 'high' : 'normal',
-        // A message sent again (after a restart) replaces the first at the push service while it is undelivered.
-        topic,
-        timeout: this.timeoutMs,
-        // The address checked is the one connected to: DNS cannot change in between.
-        agent: new Agent({ lookup: pinnedLookup(destination) }),
-      });
+      const { statusCode } = await this.request(subscription, payload, urgent, topic, destination);
       return { result: 'delivered', statusCode };
     } catch (error) {
       if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: BLOCKED_ADDRESS, final: true };
@@ -55,11 +46,43 @@ export class PushSender {
       return { result: 'failed', statusCode: null, error: 'push_error' };
     }
   }
+
+  /**
+   * The push request, ended `timeoutMs` after it starts however far it got. web-push's own timeout is
+   * the socket's idle time only: a service trickling its answer would hold every push behind it (one
+   * worker sends them in turn).
+   */
+  private async request(subscription: PushSubscriptionRecord, payload: string, urgent: boolean, topic: string, destination: CheckedDestination): Promise<{ statusCode: number }> {
+    // The address checked is the one connected to: DNS cannot change in between.
+    const agent = new Agent({ lookup: pinnedLookup(destination) });
+    let deadline: NodeJS.Timeout | undefined;
+    // web-push does not settle when its socket is destroyed mid-answer (it does not listen for the answer's errors): the deadline answers instead.
+    const expired = new Promise<never>((_, reject) => {
+      deadline = setTimeout(() => {
+        agent.destroy();
+        reject(new DOMException('the push service did not answer in time', 'TimeoutError'));
+      }, this.timeoutMs);
+    });
+    try {
+      const sent = webPush.sendNotification({ endpoint: subscription.endpoint, keys: subscription.keys }, payload, {
+        vapidDetails: this.keys,
+        TTL: TTL_SECONDS,
+        urgency: urgent ? 'high' : 'normal',
+        // A message sent again (after a restart) replaces the first at the push service while it is undelivered.
+        topic,
+        timeout: this.timeoutMs,
+        agent,
+      });
+      return await Promise.race([sent, expired]);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
 }
 
 /**
- * Timed out: the address check's deadline, or the push request's socket idle for the timeout
- * (connecting, or no answer), which `web-push` signals only by this message (it destroys the request with it).
+ * Timed out: the address check's deadline or the request's, or the push request's socket idle for the
+ * timeout (connecting, or no answer), which `web-push` signals only by this message (it destroys the request with it).
  */
 const isTimeout = (error: unknown): boolean =>
   (error instanceof DOMException && error.name === 'TimeoutError') || (error instanceof Error && error.message === 'Socket timeout');
