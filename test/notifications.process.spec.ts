@@ -140,14 +140,17 @@ describe("a responder's subscriptions registered with different clearances", () 
 });
 
 describe('one broken subscription among many', () => {
+  /** A responder (clearance internal) with push on and one subscription at `path` of the push service. */
+  async function pushResponder(sub: string, path: string): Promise<Record<string, string>> {
+    const headers = { ...bearer(token({ sub, clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
+    await ok(headers, 'mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }', { input: new PushClient(`${push.url}${path}`).subscription });
+    await ok(headers, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    return headers;
+  }
+
   it("does not delay dave's SEV-1 push behind mallory's failing push service, whose notification is retried on its own", async () => {
-    const MALLORY = { ...bearer(token({ sub: 'mallory', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
-    const DAVE = { ...bearer(token({ sub: 'dave', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
-    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
-    await ok(MALLORY, register, { input: new PushClient(`${push.url}/push/mallory-broken`).subscription });
-    await ok(DAVE, register, { input: new PushClient(`${push.url}/push/dave-phone`).subscription });
-    await ok(MALLORY, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
-    await ok(DAVE, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    const MALLORY = await pushResponder('mallory', '/push/mallory-broken');
+    const DAVE = await pushResponder('dave', '/push/dave-phone');
     push.answer = (request) => (request.path === '/push/mallory-broken' ? 500 : 201);
     try {
       const hers = (await ok(MALLORY, 'mutation { declareIncident(input: { title: "Mallory first", severity: SEV_2 }) { id } }')).declareIncident.id;
@@ -167,13 +170,8 @@ describe('one broken subscription among many', () => {
   });
 
   it("ends a push whose service trickles its answer after NOTIFY_TIMEOUT_MS (timeout), and erin's SEV-1 goes out meanwhile", async () => {
-    const TRUDY = { ...bearer(token({ sub: 'trudy', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
-    const ERIN = { ...bearer(token({ sub: 'erin', clearance: 'internal', data_access: [] })), 'content-type': 'application/json' };
-    const register = `mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }`;
-    await ok(TRUDY, register, { input: new PushClient(`${push.url}/push/trudy-trickling`).subscription });
-    await ok(ERIN, register, { input: new PushClient(`${push.url}/push/erin-phone`).subscription });
-    await ok(TRUDY, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
-    await ok(ERIN, 'mutation { updateNotificationSettings(input: { channels: ["push"] }) { userId } }');
+    const TRUDY = await pushResponder('trudy', '/push/trudy-trickling');
+    const ERIN = await pushResponder('erin', '/push/erin-phone');
     push.trickling.add('/push/trudy-trickling');
     try {
       const hers = (await ok(TRUDY, 'mutation { declareIncident(input: { title: "Trudy first", severity: SEV_2 }) { id } }')).declareIncident.id;
