@@ -39,7 +39,7 @@ export class PushSender {
       return { result: 'delivered', statusCode };
     } catch (error) {
       if (error instanceof BlockedAddressError) return { result: 'failed', statusCode: null, error: BLOCKED_ADDRESS, final: true };
-      if (isTimeout(error)) return { result: 'failed', statusCode: null, error: 'timeout' };
+      if (error instanceof DOMException && error.name === 'TimeoutError') return { result: 'failed', statusCode: null, error: 'timeout' };
       if (error instanceof WebPushError) {
         return error.statusCode === 404 || error.statusCode === 410 ? { result: 'gone', statusCode: error.statusCode } : { result: 'failed', statusCode: error.statusCode, error: 'push_error' };
       }
@@ -48,9 +48,9 @@ export class PushSender {
   }
 
   /**
-   * The push request, ended `timeoutMs` after it starts however far it got. web-push's own timeout is
-   * the socket's idle time only: a service trickling its answer would hold every push behind it (one
-   * worker sends them in turn).
+   * The push request, ended `timeoutMs` after it starts however far it got (connecting, silent or
+   * trickling its answer). web-push's own `timeout` is the socket's idle time only: a service trickling
+   * its answer would hold every push behind it (one worker sends them in turn).
    */
   private async request(subscription: PushSubscriptionRecord, payload: string, urgent: boolean, topic: string, destination: CheckedDestination): Promise<{ statusCode: number }> {
     // The address checked is the one connected to: DNS cannot change in between.
@@ -70,7 +70,6 @@ export class PushSender {
         urgency: urgent ? 'high' : 'normal',
         // A message sent again (after a restart) replaces the first at the push service while it is undelivered.
         topic,
-        timeout: this.timeoutMs,
         agent,
       });
       return await Promise.race([sent, expired]);
@@ -79,10 +78,3 @@ export class PushSender {
     }
   }
 }
-
-/**
- * Timed out: the address check's deadline or the request's, or the push request's socket idle for the
- * timeout (connecting, or no answer), which `web-push` signals only by this message (it destroys the request with it).
- */
-const isTimeout = (error: unknown): boolean =>
-  (error instanceof DOMException && error.name === 'TimeoutError') || (error instanceof Error && error.message === 'Socket timeout');
