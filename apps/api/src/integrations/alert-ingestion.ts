@@ -65,7 +65,7 @@ export class AlertIngestion {
     try {
       // Checked as any appended event is (size, names), so an odd alert is refused alone.
       const event = attributed(parseCloudEventBody(alertEvent(alert, sender, receiver, this.ids.eventId())), writer);
-      const { answer, position } = await this.appender.record(event);
+      const { answer, position } = await this.appender.record(event, { idDrawnHere: true });
       return { result: appendedResult(index, answer), position };
     } catch (error) {
       if (error instanceof NotFoundError && alert.status === 'resolved') {

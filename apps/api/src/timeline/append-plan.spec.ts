@@ -24,6 +24,15 @@ const appendPlan = (plan: AppendPlan) => {
 };
 
 describe('planning an append', () => {
+  it('does not look up an id the service drew for the event, but still records and checks it on append', async () => {
+    const asked: string[][] = [];
+    const plan = appendPlan(await planAppend(event({ id: 'drawn-1', type: 'im.alert.trigger', 'im.origin_id': 'o-1', 'im.fingerprint': 'fp' }), lookups({
+      duplicateOf: async (keys) => void asked.push(keys),
+    }), { idDrawnHere: true }));
+    expect(asked).toEqual([['origin\nim://test\no-1']]);
+    expect(plan.dedupKeys).toEqual(['id\nim://test\ndrawn-1', 'origin\nim://test\no-1']);
+  });
+
   it('answers a duplicate before routing: nothing is claimed or drawn', async () => {
     const joinOrClaim = jest.fn();
     const plan = await planAppend(event({ 'im.origin_id': 'o-1', 'im.fingerprint': 'fp' }), lookups({

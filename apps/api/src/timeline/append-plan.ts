@@ -64,10 +64,20 @@ export function dedupKeysOf(event: CloudEvent): string[] {
   return keys;
 }
 
+export interface PlanOptions {
+  /**
+   * The event's id was drawn by the service for it just now (an alert of a
+   * webhook payload): no stored event can have it, so only its other keys are
+   * looked up. The append still records and checks every key.
+   */
+  idDrawnHere?: boolean;
+}
+
 /** Dedup, then routing (decisions.md, "An event without subject"); the decision comes with the state, in decideAppend. */
-export async function planAppend(event: CloudEvent, lookups: AppendLookups): Promise<AppendPlan> {
+export async function planAppend(event: CloudEvent, lookups: AppendLookups, { idDrawnHere = false }: PlanOptions = {}): Promise<AppendPlan> {
   const dedupKeys = dedupKeysOf(event);
-  const duplicate = await lookups.duplicateOf(dedupKeys);
+  // The id's key comes first.
+  const duplicate = await lookups.duplicateOf(idDrawnHere ? dedupKeys.slice(1) : dedupKeys);
   if (duplicate) return { kind: 'duplicate', ...duplicate };
   const route = await routeOf(event, lookups);
   return { kind: 'append', ...route, dedupKeys, event: { ...event, subject: incidentSubject(route.incidentId) } };

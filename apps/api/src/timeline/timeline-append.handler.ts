@@ -9,7 +9,7 @@ import { ReadYourWrites } from '../ledger/read-your-writes';
 import { RETRY_POLICY, type RetryPolicy } from '../ledger/retry-policy';
 import { type AppendAnswer, type AppendResult, appendResultOf } from './append-result';
 import type { BatchItem } from './cloud-event.body';
-import { type AppendLookups, decideAppend, type Duplicate, planAppend, RouteChangedError } from './append-plan';
+import { type AppendLookups, decideAppend, type Duplicate, planAppend, type PlanOptions, RouteChangedError } from './append-plan';
 import { FingerprintClaims } from './fingerprint-claims';
 
 
@@ -60,9 +60,9 @@ export class TimelineAppendHandler {
    * models (a caller appending many events waits once, for the last);
    * plans again when a drawn id was taken or the routed incident was resolved meanwhile.
    */
-  record(event: CloudEvent): Promise<Recorded> {
+  record(event: CloudEvent, options: PlanOptions = {}): Promise<Recorded> {
     return this.retry.run(
-      () => this.commit(event),
+      () => this.commit(event, options),
       (error) => error instanceof RouteChangedError || error instanceof StreamTakenError,
     );
   }
@@ -76,8 +76,8 @@ export class TimelineAppendHandler {
     return results;
   }
 
-  private async commit(event: CloudEvent): Promise<Recorded> {
-    const plan = await planAppend(event, this.ledger);
+  private async commit(event: CloudEvent, options: PlanOptions): Promise<Recorded> {
+    const plan = await planAppend(event, this.ledger, options);
     if (plan.kind === 'duplicate') return { answer: duplicateAnswer(plan) };
     try {
       const { position } = await this.commands.handle(incidentStream, incidentStreamId(plan.incidentId), (state) => decideAppend(plan, state), {
