@@ -2,11 +2,14 @@ import type autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
+import { withCpu } from './support/cpu-time';
 import { formatRow, load, type LoadResult, TABLE_HEAD, withBuiltServer } from './support/load';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const CONNECTIONS = 8;
 const ROUNDS = 4;
+
+type Measured = LoadResult & { cpuUs: number; clientUs: number };
 
 /** The same unique note on one incident, as a structured body or as ce-* headers and a data body. */
 function note(subject: string) {
@@ -37,12 +40,12 @@ const binary = (subject: string) => ({
  * `npm run bench -- content-modes`.
  */
 export async function contentModes(seconds: number): Promise<string> {
-  const rows = await withBuiltServer('bench-content-modes', {}, async (url) => {
+  const rows = await withBuiltServer('bench-content-modes', {}, async (url, _dataDir, pid) => {
     const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: JSON.stringify({ title: 'Bench', severity: 'SEV-3' }) });
     const subject = `incident/${((await created.json()) as { id: string }).id}`;
     const run = (request: typeof structured) =>
-      load({ url: `${url}/api/v1/timeline/events`, headers: { authorization: AUTH }, requests: [request(subject)], connections: CONNECTIONS, duration: seconds });
-    const results: [string, LoadResult][] = [];
+      withCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers: { authorization: AUTH }, requests: [request(subject)], connections: CONNECTIONS, duration: seconds }));
+    const results: [string, Measured][] = [];
     const modes: [string, typeof structured][] = [
       ['structured (application/cloudevents+json)', structured],
       ['binary (ce-* headers, application/json data)', binary],
@@ -55,7 +58,12 @@ export async function contentModes(seconds: number): Promise<string> {
     }
     return results;
   });
-  const total = (mode: string) => rows.filter(([name]) => name.includes(mode)).reduce((sum, [, r]) => sum + r.requests, 0);
+  const of = (mode: string) => rows.filter(([name]) => name.includes(mode)).map(([, result]) => result);
+  const total = (mode: string) => of(mode).reduce((sum, r) => sum + r.requests, 0);
+  // Weighted by requests: the CPU of all of a mode's rounds over all its appends.
+  const perAppend = (mode: string, cost: (r: Measured) => number) => of(mode).reduce((sum, r) => sum + cost(r) * r.requests, 0) / total(mode);
+  const [serverBinary, serverStructured] = ['binary', 'structured'].map((mode) => perAppend(mode, (r) => r.cpuUs));
+  const [clientBinary, clientStructured] = ['binary', 'structured'].map((mode) => perAppend(mode, (r) => r.clientUs));
   return [
     '## CloudEvents content modes: binary against structured',
     '',
@@ -65,5 +73,7 @@ export async function contentModes(seconds: number): Promise<string> {
     ...rows.map(([name, result]) => formatRow(name, result)),
     '',
     `Binary / structured, all rounds: **${(total('binary') / total('structured')).toFixed(2)}** of the appends.`,
+    '',
+    `The api's CPU per append (every thread, user + system from /proc), all rounds: binary ${Math.round(serverBinary)} µs, structured ${Math.round(serverStructured)} µs (**${(serverBinary / serverStructured).toFixed(2)}**). The load generator shares the 2 cores; its CPU per request: binary ${Math.round(clientBinary)} µs, structured ${Math.round(clientStructured)} µs.`,
   ].join('\n');
 }

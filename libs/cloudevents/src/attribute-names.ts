@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { isDeepStrictEqual } from 'node:util';
+import { setOwnMember } from './own-member';
 
 /**
  * The spec-legal spelling of each `im.*` attribute. CloudEvents names may only
@@ -63,8 +64,8 @@ export function normaliseAttributeNames(event: Record<string, unknown>): Attribu
   if (!names.some((name) => isAlias(name) || resembledAttribute(name))) return { ok: true, event };
   const errors: string[] = [];
   const normalised: Record<string, unknown> = {};
-  // defineProperty: a `__proto__` key stays a plain key, never the prototype.
-  const set = (name: string, value: unknown) => Object.defineProperty(normalised, name, { value, enumerable: true, configurable: true, writable: true });
+  // A `__proto__` key stays a plain key, never the prototype.
+  const set = (name: string, value: unknown) => setOwnMember(normalised, name, value);
   for (const name of names) {
     const value = event[name];
     const resembled = resembledAttribute(name);

@@ -76,6 +76,14 @@ describe('binaryModeEvent', () => {
     });
   });
 
+  it('keeps a ce-__proto__ header a plain attribute: the event keeps its prototype', () => {
+    const binary = binaryModeEvent({ ...headers, 'content-type': 'application/json', 'ce-__proto__': 'polluted' }, { title: 'x' });
+    if (!binary.ok) throw new Error('expected an event');
+    expect(Object.getPrototypeOf(binary.event)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(binary.event, '__proto__')).toMatchObject({ value: 'polluted', enumerable: true });
+    expect(JSON.parse(JSON.stringify(binary.event))).toMatchObject({ type: 'im.alert.trigger', data: { title: 'x' } });
+  });
+
   it('refuses ce-data and ce-data_base64: the body is the data', () => {
     expect(binaryModeEvent({ ...headers, 'content-type': 'text/plain', 'ce-data': 'forged' }, Buffer.alloc(0))).toEqual({
       ok: false,

@@ -3,6 +3,7 @@
  * which content mode a request uses, and the event a binary-mode request
  * carries in its `ce-*` headers and body.
  */
+import { setOwnMember } from './own-member';
 
 export const STRUCTURED_MEDIA_TYPE = 'application/cloudevents+json';
 export const BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
@@ -94,7 +95,7 @@ export function binaryModeEvent(headers: HttpHeaders, body: unknown): BinaryMode
     }
     const decoded = decodeHeaderValue(Array.isArray(value) ? value.join(', ') : value);
     if (decoded === undefined) errors.push(`${header} is not UTF-8 once percent-decoded`);
-    else Object.defineProperty(event, name, { value: decoded, enumerable: true, configurable: true, writable: true });
+    else setOwnMember(event, name, decoded);
   }
   if (errors.length > 0) return { ok: false, errors };
   const contentType = headers['content-type'];
