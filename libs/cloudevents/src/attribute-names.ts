@@ -64,8 +64,6 @@ export function normaliseAttributeNames(event: Record<string, unknown>): Attribu
   if (!names.some((name) => isAlias(name) || resembledAttribute(name))) return { ok: true, event };
   const errors: string[] = [];
   const normalised: Record<string, unknown> = {};
-  // A `__proto__` key stays a plain key, never the prototype.
-  const set = (name: string, value: unknown) => setOwnMember(normalised, name, value);
   for (const name of names) {
     const value = event[name];
     const resembled = resembledAttribute(name);
@@ -76,8 +74,8 @@ export function normaliseAttributeNames(event: Record<string, unknown>): Attribu
       const meant = aliasValue(name, value);
       if (Object.hasOwn(event, seed) && !isDeepStrictEqual(event[seed], meant)) {
         errors.push(`${name} and ${seed} are one attribute spelt two ways, with different values`);
-      } else set(seed, meant);
-    } else set(name, value);
+      } else setOwnMember(normalised, seed, meant);
+    } else setOwnMember(normalised, name, value);
   }
   return errors.length > 0 ? { ok: false, errors } : { ok: true, event: normalised };
 }

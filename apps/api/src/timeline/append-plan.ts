@@ -57,9 +57,11 @@ export type AppendPlan =
 /** The incident an event was routed to changed before the event was stored there: plan it again. */
 export class RouteChangedError extends ConflictError {}
 
+const idKeyOf = (event: CloudEvent) => `id\n${event.source}\n${event.id}`;
+
 /** CloudEvents identity (source, id) and the source system's idempotency key (source, im.origin_id). */
 export function dedupKeysOf(event: CloudEvent): string[] {
-  const keys = [`id\n${event.source}\n${event.id}`];
+  const keys = [idKeyOf(event)];
   if (event['im.origin_id'] !== undefined) keys.push(`origin\n${event.source}\n${event['im.origin_id']}`);
   return keys;
 }
@@ -76,8 +78,7 @@ export interface PlanOptions {
 /** Dedup, then routing (decisions.md, "An event without subject"); the decision comes with the state, in decideAppend. */
 export async function planAppend(event: CloudEvent, lookups: AppendLookups, { idDrawnHere = false }: PlanOptions = {}): Promise<AppendPlan> {
   const dedupKeys = dedupKeysOf(event);
-  // The id's key comes first.
-  const duplicate = await lookups.duplicateOf(idDrawnHere ? dedupKeys.slice(1) : dedupKeys);
+  const duplicate = await lookups.duplicateOf(idDrawnHere ? dedupKeys.filter((key) => key !== idKeyOf(event)) : dedupKeys);
   if (duplicate) return { kind: 'duplicate', ...duplicate };
   const route = await routeOf(event, lookups);
   return { kind: 'append', ...route, dedupKeys, event: { ...event, subject: incidentSubject(route.incidentId) } };
