@@ -15,7 +15,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
-import { API_MAIN, NODE_FLAGS } from '../test/support/server-process';
+import { API_MAIN, NODE_FLAGS, PRODUCTION_NODE_ENV } from '../test/support/server-process';
 import { tempDir } from '../test/support/temp-dir';
 import { token } from '../test/support/tokens';
 import { listeningUrl, load, percentile } from './support/load';
@@ -112,7 +112,7 @@ const GRAPHQL_CEILING = join(__dirname, 'graphql-ceiling.server.ts');
 
 /** The profiled server: the built api on `dataDir`, or the GraphQL ceiling. */
 function startProfiled(workload: string, dataDir: string, profileDir: string): ChildProcess {
-  const env = { ...process.env, BENCH_CPU_PROF_DIR: profileDir, BENCH_CPU_PROF_WINDOW: '1', NO_COLOR: '1' };
+  const env = { ...process.env, ...PRODUCTION_NODE_ENV, BENCH_CPU_PROF_DIR: profileDir, BENCH_CPU_PROF_WINDOW: '1', NO_COLOR: '1' };
   const stdio: ['ignore', 'pipe', 'inherit'] = ['ignore', 'pipe', 'inherit'];
   if (workload === 'graphql-ceiling') {
     return spawn(process.execPath, ['-r', PROFILER_PRELOAD, '-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', GRAPHQL_CEILING], { env, stdio });

@@ -4,7 +4,7 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { loadConfig } from '@im/config';
 import { loadTimelinePolicy } from '@im/policy';
-import { NODE_FLAGS } from './support/server-process';
+import { NODE_FLAGS, PRODUCTION_NODE_ENV } from './support/server-process';
 
 const ROOT = join(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -117,6 +117,12 @@ describe('the V8 flags the api and the projector run with', () => {
     flagged(scripts.projector, 'dist/apps/projector/main.js run');
     const cmd = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').match(/^CMD (.+)$/m)![1];
     expect(JSON.parse(cmd)).toEqual(['node', ...NODE_FLAGS, 'dist/apps/api/main.js']);
+  });
+
+  it('come with NODE_ENV=production wherever the api serves as in production: start:prod, the image and the tests\' servers', () => {
+    expect(scripts['start:prod']).toMatch(/^NODE_ENV=production node /);
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENV NODE_ENV=production /m);
+    expect(PRODUCTION_NODE_ENV).toEqual({ NODE_ENV: 'production' });
   });
 });
 

@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { PRODUCTION_NODE_ENV } from '../../test/support/server-process';
 
 export interface LoadResult {
   requests: number;
@@ -39,10 +40,11 @@ export const TABLE_HEAD = [
   '|---|---|---|---|---|---|---|',
 ];
 
-/** Runs a TypeScript server file of bench/ in its own process. */
+/** Runs a TypeScript server file of bench/ in its own process, in the libraries' production mode as the api runs. */
 export const startTsServer = (file: string, args: string[] = []) =>
   spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', file, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...PRODUCTION_NODE_ENV },
   });
 
 /** Resolves with the URL a server prints as "listening on <url>,". */

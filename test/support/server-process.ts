@@ -8,6 +8,9 @@ export const PROJECTOR_MAIN = join(ROOT, 'dist', 'apps', 'projector', 'main.js')
 /** The V8 flags the api and the projector run with (package.json's scripts, the Dockerfile, the compose file: test/deployment.spec.ts). */
 export const NODE_FLAGS = ['--max-semi-space-size=32'];
 
+/** What `npm run start:prod` and the image set: the libraries' production mode (docs/decisions.md, "NODE_ENV=production"). */
+export const PRODUCTION_NODE_ENV = { NODE_ENV: 'production' };
+
 function requireBuilt(file: string): void {
   if (!existsSync(file)) throw new Error(`${file} is missing: run "npm run build" first (npm test does)`);
 }
@@ -22,11 +25,11 @@ export interface ServerProcess {
   exited: Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts the built api as a user would (`npm run start:prod`: `node <NODE_FLAGS> dist/apps/api/main.js`) and waits until it listens. */
+/** Starts the built api as a user would (`npm run start:prod`: `NODE_ENV=production node <NODE_FLAGS> dist/apps/api/main.js`) and waits until it listens. */
 export function startServer(env: Record<string, string>, timeoutMs = 20_000): Promise<ServerProcess> {
   requireBuilt(API_MAIN);
   const child = spawn(process.execPath, [...NODE_FLAGS, API_MAIN], {
-    env: { ...process.env, PORT: '0', NO_COLOR: '1', APP_ENV: 'development', ...env },
+    env: { ...process.env, ...PRODUCTION_NODE_ENV, PORT: '0', NO_COLOR: '1', APP_ENV: 'development', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
