@@ -78,7 +78,8 @@ export interface PlanOptions {
 /** Dedup, then routing (decisions.md, "An event without subject"); the decision comes with the state, in decideAppend. */
 export async function planAppend(event: CloudEvent, lookups: AppendLookups, { idDrawnHere = false }: PlanOptions = {}): Promise<AppendPlan> {
   const dedupKeys = dedupKeysOf(event);
-  const duplicate = await lookups.duplicateOf(idDrawnHere ? dedupKeys.filter((key) => key !== idKeyOf(event)) : dedupKeys);
+  const drawnIdKey = idDrawnHere ? idKeyOf(event) : undefined;
+  const duplicate = await lookups.duplicateOf(dedupKeys.filter((key) => key !== drawnIdKey));
   if (duplicate) return { kind: 'duplicate', ...duplicate };
   const route = await routeOf(event, lookups);
   return { kind: 'append', ...route, dedupKeys, event: { ...event, subject: incidentSubject(route.incidentId) } };
