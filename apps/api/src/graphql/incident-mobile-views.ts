@@ -23,7 +23,7 @@ export class IncidentMobileViews {
 
   /** `incident` must already be revealed to the caller (IncidentVisibility). */
   async of(caller: Principal, incident: Incident): Promise<IncidentMobileView> {
-    const { shown } = await this.timeline.incidentTimeline(caller, incident.id, { incidentId: incident.id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
+    const { shown } = await this.timeline.revealedIncidentTimeline(caller, incident, { incidentId: incident.id, order: 'desc', limit: QUICK_TIMELINE_LENGTH });
     const commander = incident.roles?.IC;
     return {
       id: incident.id,

@@ -30,6 +30,12 @@ export class IncidentQueryService {
     return this.visibility.reveal(caller, id, await this.incidents.findById(id));
   }
 
+  /** The incident if the caller sees it; undefined when it does not exist or is withheld, for a caller that answers 404 later. */
+  async find(caller: Principal, id: string): Promise<Incident | undefined> {
+    const incident = await this.incidents.findById(id);
+    return incident && this.visibility.shows(caller, incident) ? incident : undefined;
+  }
+
   /** A page of the incidents the caller sees, newest first. */
   async list(caller: Principal, query: Omit<IncidentListQuery, 'visibleLevels'>): Promise<IncidentPage> {
     // One extra row tells whether a next page exists.

@@ -1,14 +1,16 @@
 import { join } from 'node:path';
 import { loadTimelinePolicy } from '@im/policy';
 import { storedTimelineRow, type TimelineQuery } from '@im/read-models';
-import { ShownRow } from './timeline-authorizer';
+import type { Incident } from '@im/incidents';
+import type { IncidentQueryService } from '../incidents/incident-query.service';
+import { ShownRow, TimelineAuthorizer } from './timeline-authorizer';
 import { matchesAsShown } from './timeline-filter';
 
 const rules = loadTimelinePolicy(join(__dirname, '../../../../policy/timeline-policy.json')).redaction;
 const VIEW = '{"id":"evt-1","stored":"as is"}';
 /** A row whose document cannot be parsed: any read of its entry throws. */
-const row = () =>
-  storedTimelineRow('not JSON', 7n, { incidentId: 'INC-00000001', eventTime: '2026-11-22T10:00:00.000Z', visibility: 'internal', dataClass: undefined, view: VIEW });
+const row = (incidentId = 'INC-00000001') =>
+  storedTimelineRow('not JSON', 7n, { incidentId, eventTime: '2026-11-22T10:00:00.000Z', visibility: 'internal', dataClass: undefined, view: VIEW });
 const query = (filters: Partial<TimelineQuery> = {}): TimelineQuery => ({ incidentId: 'INC-00000001', order: 'desc', limit: 1000, ...filters });
 
 describe('ShownRow', () => {
@@ -25,5 +27,30 @@ describe('ShownRow', () => {
     expect(() => new ShownRow(row(), { visible: true, redact: ['content'] }, rules).viewJson).toThrow(SyntaxError);
     expect(() => new ShownRow(row(), { visible: true, redact: ['content'] }, rules).view).toThrow(SyntaxError);
     expect(() => matchesAsShown(query({ actor: 'alice' }))(new ShownRow(row(), { visible: true, redact: [] }, rules))).toThrow(SyntaxError);
+  });
+});
+
+describe('TimelineAuthorizer', () => {
+  const caller = { sub: 'alice', roles: ['timeline.reader'], clearance: 'internal', dataAccess: [] };
+  /** Every incident is withheld from the caller; the lookups asked for are kept. */
+  const withheldAll = () => {
+    const asked: string[][] = [];
+    const incidents = { withheld: async (_: unknown, ids: string[]) => (asked.push(ids), new Set(ids)) } as unknown as IncidentQueryService;
+    const pdp = { decide: async ({ resources }: { resources: unknown[] }) => resources.map(() => ({ visible: true, redact: [] })) };
+    return { asked, authorizer: new TimelineAuthorizer(pdp as never, { redaction: rules } as never, incidents) };
+  };
+
+  it('looks up the incidents of the rows, and withholds the rows of an incident withheld from the caller', async () => {
+    const { asked, authorizer } = withheldAll();
+    expect(await authorizer.show(caller as never, 'timeline.read', [row(), row('INC-00000002')])).toEqual([]);
+    expect(asked).toEqual([['INC-00000001', 'INC-00000002']]);
+  });
+
+  it('takes an incident the caller was already shown as shown, and still looks up the others', async () => {
+    const { asked, authorizer } = withheldAll();
+    const revealed = { id: 'INC-00000001' } as Incident;
+    const shown = await authorizer.show(caller as never, 'timeline.read', [row(), row('INC-00000002')], revealed);
+    expect(shown.map((s) => s.row.incidentId)).toEqual(['INC-00000001']);
+    expect(asked).toEqual([['INC-00000002']]);
   });
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PDP, type PolicyAction, type PolicyDecision, type PolicyDecisionPoint, type RedactedEntry, redactEntry, type TimelinePolicy } from '@im/policy';
 import { type TimelineEventView, type TimelineRow, toTimelineEventView } from '@im/read-models';
+import type { Incident } from '@im/incidents';
 import type { Principal } from '../auth/principal';
 import { IncidentQueryService } from '../incidents/incident-query.service';
 import { TIMELINE_POLICY } from '../policy/policy-tokens';
@@ -44,14 +45,19 @@ export class TimelineAuthorizer {
     private readonly incidents: IncidentQueryService,
   ) {}
 
-  /** Asks the PDP once for a batch, even an empty one; keeps what it shows, redacted as it says. */
-  async show(caller: Principal, action: PolicyAction, rows: TimelineRow[]): Promise<ShownRow[]> {
+  /**
+   * Asks the PDP once for a batch, even an empty one; keeps what it shows,
+   * redacted as it says. `revealed`: an incident the caller was already shown
+   * (IncidentVisibility), whose rows need no second look at it.
+   */
+  async show(caller: Principal, action: PolicyAction, rows: TimelineRow[], revealed?: Incident): Promise<ShownRow[]> {
     const decisions = await this.pdp.decide({
       subject: { sub: caller.sub, roles: caller.roles, clearance: caller.clearance, data_access: caller.dataAccess },
       action,
       resources: rows.map((row) => ({ visibility: row.visibility, data_class: row.dataClass })),
     });
-    const withheld = await this.incidents.withheld(caller, rows.map((row) => row.incidentId));
+    const others = revealed === undefined ? rows : rows.filter((row) => row.incidentId !== revealed.id);
+    const withheld = await this.incidents.withheld(caller, others.map((row) => row.incidentId));
     const shown: ShownRow[] = [];
     rows.forEach((row, i) => {
       if (decisions[i].visible && !withheld.has(row.incidentId)) shown.push(new ShownRow(row, decisions[i], this.policy.redaction));

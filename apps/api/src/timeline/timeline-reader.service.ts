@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { incidentStreamId, NotFoundError } from '@im/incidents';
+import { type Incident, incidentNotFound, incidentStreamId, NotFoundError } from '@im/incidents';
 import type { PolicyAction, RedactedEntry } from '@im/policy';
 import { recordedTimelineRow, TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
 import type { Principal } from '../auth/principal';
@@ -51,9 +51,16 @@ export class TimelineReader {
   }
 
   async incidentTimeline(caller: Principal, incidentId: string, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
-    const page = await this.page(caller, 'timeline.read', query, cursor);
-    await this.requireIncident(caller, incidentId);
+    const incident = await this.incidents.find(caller, incidentId);
+    const page = await this.page(caller, 'timeline.read', query, cursor, incident);
+    // Only after the page: the PDP answers (503) before any 404.
+    if (!incident) throw incidentNotFound(incidentId);
     return page;
+  }
+
+  /** A page of the timeline of an incident the caller was already shown (IncidentVisibility), which is not looked up again. */
+  revealedIncidentTimeline(caller: Principal, incident: Incident, query: TimelineQuery): Promise<TimelinePage> {
+    return this.page(caller, 'timeline.read', query, undefined, incident);
   }
 
   /**
@@ -98,14 +105,14 @@ export class TimelineReader {
    * `next_cursor` are the same whether or not hidden matches exist, and a
    * cursor always resumes after a shown event.
    */
-  private async page(caller: Principal, action: PolicyAction, query: TimelineQuery, cursor?: string): Promise<TimelinePage> {
+  private async page(caller: Principal, action: PolicyAction, query: TimelineQuery, cursor?: string, revealed?: Incident): Promise<TimelinePage> {
     const shown: ShownRow[] = [];
     let after = cursor === undefined ? undefined : this.cursors.open(caller, query, cursor);
     let batch = query.limit + 1;
     const matches = matchesAsShown(query);
     for (;;) {
       const rows = await this.timeline.list({ ...query, after, limit: batch });
-      for (const s of await this.authorize(caller, action, rows)) if (matches(s)) shown.push(s);
+      for (const s of await this.authorize(caller, action, rows, revealed)) if (matches(s)) shown.push(s);
       if (rows.length < batch || shown.length > query.limit) break;
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);
@@ -121,8 +128,8 @@ export class TimelineReader {
     };
   }
 
-  private authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[]) {
-    return this.authorizer.show(caller, action, rows);
+  private authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[], revealed?: Incident) {
+    return this.authorizer.show(caller, action, rows, revealed);
   }
 
   /** A missing incident and one withheld from the caller answer alike: 404. */
