@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { ReadModelCatchingUpError } from '@im/read-models';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundReads } from './background-reads';
@@ -60,6 +61,23 @@ describe('BackgroundReads', () => {
     expect(await reads.all('SELECT doc FROM missing', [], 'pluck')).toBeUndefined();
     expect(await reads.all('SELECT count(*) FROM docs WHERE key = ?', ['a'], 'pluck')).toEqual([1]);
     expect(failures).toEqual([]);
+  });
+
+  it('sends the reads asked in one turn of the event loop as one message, and answers each as asked', async () => {
+    await reads.start();
+    db().prepare('INSERT OR REPLACE INTO docs VALUES (?, ?)').run('b', '{"n":2}');
+    const posted = jest.spyOn(Worker.prototype, 'postMessage');
+    try {
+      const answers = await Promise.all([
+        reads.all('SELECT doc FROM docs WHERE key = ?', ['a'], 'pluck'),
+        reads.all('SELECT doc FROM missing', [], 'pluck'),
+        reads.all('SELECT key, doc FROM docs WHERE key = ?', ['b'], 'raw'),
+      ]);
+      expect(answers).toEqual([['{"n":1}'], undefined, [['b', '{"n":2}']]]);
+      expect(posted).toHaveBeenCalledTimes(1);
+    } finally {
+      posted.mockRestore();
+    }
   });
 
   it('answers a read waiting when it is closed, and none after', async () => {

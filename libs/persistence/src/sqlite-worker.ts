@@ -31,7 +31,9 @@ const serveRequests = (open, handle) => {
       parentPort.close();
       return;
     }
-    parentPort.postMessage({ id: request.id, ...handle(db, request) });
+    // A batch of requests (those asked in one turn of the asker's event loop) is answered in one message.
+    if (Array.isArray(request)) parentPort.postMessage(request.map((one) => ({ id: one.id, ...handle(db, one) })));
+    else parentPort.postMessage({ id: request.id, ...handle(db, request) });
   });
   parentPort.postMessage({ ready: true });
 };
@@ -69,7 +71,7 @@ export function askSqliteWorker<T extends object>(code: string, workerData: Reco
 }
 
 /** Ready, could not open its file, or the answer to request `id`. */
-type ServingWorkerMessage<Answer> = { ready: true } | { failed: SqliteWorkerError } | ({ id: number } & Answer);
+type ServingWorkerMessage<Answer> = { ready: true } | { failed: SqliteWorkerError } | ({ id: number } & Answer) | ({ id: number } & Answer)[];
 
 /** What a serving worker's failures are reported as: "<name> stopped (…); <fallback>". */
 export interface ServingWorkerNames {
@@ -82,7 +84,10 @@ export interface ServingWorkerNames {
 /**
  * A worker thread that answers requests one by one, in the order asked: it
  * posts `{ready: true}` once serving, `{failed}` if it cannot open its file,
- * `{id, …answer}` per request, and ends on the message STOP. The worker
+ * `{id, …answer}` per request, and ends on the message STOP. The requests
+ * asked in one turn of the event loop go as one message (an array, answered
+ * by an array): on a busy api a message each, and the thread woken for each,
+ * cost more than the statements of a small read. The worker
  * starts with the first request; until it serves, and for good once it fails
  * or is closed, requests are answered undefined and the caller does the work
  * itself. It keeps the process alive only while a request waits.
@@ -93,6 +98,7 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
   private stopped = false;
   private nextId = 0;
   private readonly waiting = new Map<number, (answer: Answer | undefined) => void>();
+  private queued: ({ id: number } & Request)[] = [];
   private ended: Promise<unknown> = Promise.resolve();
   /** Resolves true once the worker serves, false if it fails or is closed before. */
   private serving: Promise<boolean> = Promise.resolve(false);
@@ -113,13 +119,24 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
     if (this.waiting.size === 0) this.worker!.ref();
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      this.worker!.postMessage({ id, ...request });
+      if (this.queued.length === 0) setImmediate(() => this.post());
+      this.queued.push({ id, ...request });
     });
+  }
+
+  /** Sends the requests asked in this turn of the event loop as one message. */
+  private post(): void {
+    const batch = this.queued;
+    this.queued = [];
+    // Closed or failed since they were asked: the callers do them themselves.
+    if (!this.ready) return batch.forEach(({ id }) => this.settle(id, undefined));
+    this.worker!.postMessage(batch.length === 1 ? batch[0] : batch);
   }
 
   /** Ends the worker after the requests sent so far; none is sent after. */
   async close(): Promise<void> {
     if (!this.stopped && this.worker) {
+      if (this.queued.length > 0) this.post();
       this.worker.ref();
       this.worker.postMessage(STOP);
     }
@@ -143,6 +160,7 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
     worker.on('message', (message: ServingWorkerMessage<Answer>) => {
       if ('ready' in message) settle((this.ready = !this.stopped));
       else if ('failed' in message) this.fail(`${name} did not start (${message.failed.code ?? 'error'}: ${message.failed.message}); ${fallback}`);
+      else if (Array.isArray(message)) message.forEach((answer) => this.answer(answer));
       else this.answer(message);
     });
     worker.on('error', (error) => this.fail(`${name} stopped (${error.message}); ${fallback}`));
@@ -151,10 +169,14 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
   }
 
   private answer({ id, ...answer }: { id: number } & Answer): void {
+    this.settle(id, answer as unknown as Answer);
+  }
+
+  private settle(id: number, answer: Answer | undefined): void {
     const resolve = this.waiting.get(id);
     this.waiting.delete(id);
     if (this.waiting.size === 0) this.worker?.unref();
-    resolve?.(answer as unknown as Answer);
+    resolve?.(answer);
   }
 
   /** Requests still waiting are answered undefined: the caller does them itself. */
