@@ -116,7 +116,7 @@ export class SqliteReadStore implements ReadStore {
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
    * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
    * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
-   * `backgroundReads`: runs the incident lists and small timeline pages on another connection (a worker thread); closed with the store.
+   * `backgroundReads`: runs the incident lists, loads of incidents by id (findMany) and small timeline pages on another connection (a worker thread); closed with the store.
    * `backgroundWrites`: runs every write transaction on another connection (a worker thread), outside a bulk load; closed with the store.
    */
   constructor(
@@ -352,7 +352,9 @@ class SqliteIncidentQueries implements IncidentQueries {
     const found = new Map<string, Incident>();
     for (let i = 0; i < unique.length; i += MAX_KEYS_PER_QUERY) {
       const chunk = unique.slice(i, i + MAX_KEYS_PER_QUERY);
-      const docs = this.sql.get(`SELECT doc FROM incidents WHERE key IN (${chunk.map(() => '?').join(',')})`).pluck().all(...chunk) as string[];
+      const sql = `SELECT doc FROM incidents WHERE key IN (${chunk.map(() => '?').join(',')})`;
+      // In the background, as the lists are: with the worker's requests batched per turn, under load the hop costs less than the statement here.
+      const docs = (await this.lists.all(() => ({ sql, params: chunk }), 'pluck')) as string[];
       docs.forEach((doc) => {
         const incident = JSON.parse(doc) as Incident;
         found.set(incident.id, incident);
