@@ -4,7 +4,8 @@ import { runInNewContext } from 'node:vm';
 import { parse } from 'yaml';
 import { loadConfig } from '@im/config';
 import { loadTimelinePolicy } from '@im/policy';
-import { NODE_FLAGS, PRODUCTION_NODE_ENV } from './support/server-process';
+import { NODE_FLAGS, startServer } from './support/server-process';
+import { tempDir } from './support/temp-dir';
 
 const ROOT = join(__dirname, '..');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
@@ -119,10 +120,19 @@ describe('the V8 flags the api and the projector run with', () => {
     expect(JSON.parse(cmd)).toEqual(['node', ...NODE_FLAGS, 'dist/apps/api/main.js']);
   });
 
-  it('come with NODE_ENV=production wherever the api serves as in production: start:prod, the image and the tests\' servers', () => {
+  it('come with NODE_ENV=production wherever the api serves as in production: start:prod, the image and the tests\' servers', async () => {
     expect(scripts['start:prod']).toMatch(/^NODE_ENV=production node /);
     expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENV NODE_ENV=production /m);
-    expect(PRODUCTION_NODE_ENV).toEqual({ NODE_ENV: 'production' });
+    // Jest runs with NODE_ENV=test: only startServer's own setting makes the server's production.
+    const dir = tempDir('deployment-node-env');
+    const server = await startServer({ DATA_DIR: dir.path });
+    try {
+      expect(readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0')).toContain('NODE_ENV=production');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+      dir.remove();
+    }
   });
 });
 
