@@ -116,7 +116,7 @@ export class SqliteEventStore implements EventStore {
   private readonly selectStreams;
   /** Streams read in one tick: one query. */
   private readonly streamReads: TickBatch<string, RecordedEvent[]>;
-  /** Dedup keys looked up in one tick: one read transaction. */
+  /** Dedup keys looked up in one tick: one read transaction (a key not taken answers undefined). */
   private readonly keyReads: TickBatch<string, number | undefined>;
   private readonly insertDedup;
   private readonly selectAt;
@@ -174,8 +174,7 @@ export class SqliteEventStore implements EventStore {
     );
     this.streamReads = new TickBatch((reads) => this.readStreams(reads));
     // Each statement outside a transaction starts and ends a read transaction of its own (locks, the WAL's header): 5 of a lookup's 7 µs.
-    const lookUpKeys = this.db.transaction((keys: string[]) => new Map(keys.map((key) => [key, this.selectDedup.get(key) as number | undefined])));
-    this.keyReads = new TickBatch(lookUpKeys);
+    this.keyReads = new TickBatch<string, number | undefined>(this.db.transaction((keys: string[]) => this.takenKeys(keys)));
     this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
