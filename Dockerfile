@@ -20,4 +20,4 @@ VOLUME /app/data
 USER node
 EXPOSE 3000
 # The V8 flags of package.json's start:prod (see docs/decisions.md, "A young generation of 32 MiB").
-CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=32", "dist/apps/api/main.js"]
+CMD ["node", "--max-semi-space-size=32", "dist/apps/api/main.js"]
