@@ -19,5 +19,5 @@ RUN mkdir -p /app/data && chown node:node /app/data
 VOLUME /app/data
 USER node
 EXPOSE 3000
-# The V8 flags of package.json's start:prod (see docs/decisions.md, "A young generation of 32 MiB").
-CMD ["node", "--max-semi-space-size=32", "dist/apps/api/main.js"]
+# The V8 flags of package.json's start:prod (see docs/decisions.md, "A young generation of up to 64 MiB").
+CMD ["node", "--max-semi-space-size=64", "dist/apps/api/main.js"]

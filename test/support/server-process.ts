@@ -6,7 +6,7 @@ const ROOT = join(__dirname, '..', '..');
 export const API_MAIN = join(ROOT, 'dist', 'apps', 'api', 'main.js');
 export const PROJECTOR_MAIN = join(ROOT, 'dist', 'apps', 'projector', 'main.js');
 /** The V8 flags the api and the projector run with (package.json's scripts, the Dockerfile, the compose file: test/deployment.spec.ts). */
-export const NODE_FLAGS = ['--max-semi-space-size=32'];
+export const NODE_FLAGS = ['--max-semi-space-size=64'];
 
 /** What `npm run start:prod` and the image set: the libraries' production mode (docs/decisions.md, "NODE_ENV=production"). */
 export const PRODUCTION_NODE_ENV = { NODE_ENV: 'production' };
