@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Incident, incidentNotFound } from '@im/incidents';
+import type { Incident } from '@im/incidents';
 import { INCIDENT_QUERIES, type IncidentListQuery, type IncidentQueries } from '@im/read-models';
 import type { Principal } from '../auth/principal';
 import { IncidentVisibility } from '../policy/incident-visibility';
@@ -27,9 +27,7 @@ export class IncidentQueryService {
    * Also the answer of a command: the command has waited for the read model to show it.
    */
   async get(caller: Principal, id: string): Promise<Incident> {
-    const incident = await this.find(caller, id);
-    if (!incident) throw incidentNotFound(id);
-    return incident;
+    return this.visibility.reveal(caller, id, await this.incidents.findById(id));
   }
 
   /** The incident if the caller sees it; undefined when it does not exist or is withheld, for a caller that answers 404 later. */
