@@ -123,29 +123,32 @@ describe('the SQLite event store with the ledger chained in a worker thread', ()
     const chainedHere = jest.spyOn(ledgerChaining, 'chainLedger');
     const store = open();
     try {
-      // One batch: successive appends to a stream, two streams, and an append chained after a refused one.
+      // One batch of 30 events, enough to go to the worker: successive appends to a stream, three streams, and an append chained after a refused one.
       const outcomes = await Promise.allSettled([
         store.append('incident-A', [note('a0')], 'no_stream'),
         store.append('incident-A', [note('a1'), { ...note('a2'), 'im.visibility': 'public' } as CloudEvent], 0n),
         store.append('incident-B', [note('b0')], 'no_stream'),
         store.append('incident-B', [note('b-stale')], 5n),
         store.append('incident-B', [note('b1')], 'any'),
+        store.append('incident-C', Array.from({ length: 24 }, (_, i) => note(`c${i}`)), 'no_stream'),
       ]);
-      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
       // Only b1: the worker chained it from revision 1, which the refused append never took.
       expect(chainedHere).toHaveBeenCalledTimes(1);
+      // A batch of a few events is chained in its transaction.
       await store.append('incident-A', [note('a3')], 2n);
+      expect(chainedHere).toHaveBeenCalledTimes(2);
     } finally {
       await store.close();
     }
     const reopened = open();
     try {
       await reopened.append('incident-A', [note('a4')], 3n);
-      expect(chainedHere).toHaveBeenCalledTimes(1);
       const a = await reopened.readStream('incident-A');
       expect(a.map((e) => e.event.id)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
       expectChained(a);
       expectChained(await reopened.readStream('incident-B'));
+      expectChained(await reopened.readStream('incident-C'));
       expect(await reopened.ledgerHeads('incident-A')).toEqual(a[4].ledger!.heads);
     } finally {
       await reopened.close();

@@ -58,6 +58,13 @@ interface BatchChecks {
 const RECENT_EVENTS = 4096;
 /** How many streams' chain tips are remembered for chaining off the main thread (others are read from the file). */
 const CHAIN_TIPS = 10_000;
+/**
+ * A batch of fewer events is chained in its transaction, on the main thread:
+ * the event loop spends about as much handing it to the worker and taking the
+ * answer back, and the append is answered sooner (docs/benchmarks.md, "Night
+ * of 2026-11-28").
+ */
+const CHAIN_HERE_BELOW_EVENTS = 24;
 
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
@@ -247,10 +254,11 @@ export class SqliteEventStore implements EventStore {
    * stand (the tips this process left, else the file), each append after the
    * batch's earlier ones to its stream. Only this flush writes meanwhile; the
    * transaction still checks each append's stream is at the revision chained
-   * from, and chains it itself if not.
+   * from, and chains it itself if not (as it does a small batch).
    */
   private async chainOffThread(batch: PendingAppend[]): Promise<void> {
     if (!this.chainWorker || this.unsynced) return;
+    if (batch.reduce((events, append) => events + append.events.length, 0) < CHAIN_HERE_BELOW_EVENTS) return;
     const starts = new Map<string, ChainHeads>();
     const revisions = new Map<string, number | null>();
     const planned = batch.map((append) => {
