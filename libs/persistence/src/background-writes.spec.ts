@@ -83,6 +83,25 @@ describe('the SQLite read store with its writes made in the background', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const incident = (n: number) => ({ id: `INC-${n}`, title: `incident ${n}`, severity: 'SEV-2', status: 'open', createdAt: '2026-11-27T06:00:00.000Z', updatedAt: '2026-11-27T06:00:00.000Z' });
 
+  it('makes a small transaction on the store’s connection and hands a large one to the worker', async () => {
+    const file = join(dir, 'read-models-sizes.sqlite');
+    const writes = new BackgroundWrites(file, 1000, () => undefined);
+    const store = new SqliteReadStore(file, undefined, { backgroundWrites: writes });
+    const toWorker = jest.spyOn(writes, 'transaction');
+    await writes.start();
+    const commit = (from: number, count: number) =>
+      store.commitBatch([{ projection: 'incidents', writes: Array.from({ length: count }, (_, i) => ({ key: `INC-${from + i}`, doc: incident(from + i), position: BigInt(from + i) })), position: BigInt(from + count - 1) }]);
+    // The documents and the checkpoint: 4 statements, then 151.
+    await commit(1, 3);
+    expect(toWorker).not.toHaveBeenCalled();
+    await commit(4, 150);
+    expect(toWorker).toHaveBeenCalledTimes(1);
+    expect(toWorker.mock.calls[0][0]).toHaveLength(151);
+    expect((await store.incidents.findById('INC-153'))?.title).toBe('incident 153');
+    expect(await store.checkpoint('incidents')).toBe(153n);
+    await store.close();
+  });
+
   it('keeps the order writes were asked in when the worker ends with one in flight: that one is made again on the store’s connection', async () => {
     const file = join(dir, 'read-models.sqlite');
     const writes = new BackgroundWrites(file, 1000, () => undefined);

@@ -41,11 +41,22 @@ serveRequests(
  * a connection of its own, so the statements and the commit leave the event
  * loop: in an alert storm the projections' commit was about a sixth of the
  * main thread's samples, in webhook delivery the attempts' commit a ninth
- * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-07:55)"). The worker
+ * (docs/benchmarks.md, "Morning of 2026-11-27 (05:57-07:55)"); small ones
+ * stay on the store's connection (inPlaceBelowSteps). The worker
  * starts with the first write; until it is ready, and for good once it
  * fails, writes run on the store's connection.
  */
 export class BackgroundWrites implements SqliteBackgroundWrites {
+  /**
+   * A small transaction (a timeline append's projections: a dozen events, a
+   * few dozen steps) is written in place: the hop there and back cost the
+   * process more CPU than the commit, and every append waited on it. Timeline
+   * appends at 32 connections: 10 of 12 alternated pairs faster, 8 % more
+   * appends a second, 17 % less CPU per append; a storm's commits (200 steps
+   * and more) and the delivery log's (about a thousand) still go to the worker
+   * (docs/benchmarks.md, "Night of 2026-11-28").
+   */
+  readonly inPlaceBelowSteps = 100;
   private readonly worker: ServingSqliteWorker<{ steps: WriteStep[] }, { changes?: number[]; error?: SqliteWorkerError }>;
 
   constructor(file: string, autoCheckpointPages: number, onFailure: (message: string) => void, busyTimeoutMs = 5000) {

@@ -13,6 +13,8 @@ export type WriteStep = [sql: string, params: unknown[] | object];
  * then runs it on its own connection.
  */
 export interface SqliteBackgroundWrites {
+  /** Transactions of fewer steps run on the store's own connection: handing them over costs more than it saves (none when absent). */
+  readonly inPlaceBelowSteps?: number;
   transaction(steps: WriteStep[]): Promise<number[] | undefined>;
   close(): Promise<void>;
 }
@@ -64,7 +66,7 @@ export class SqliteWrites {
   }
 
   private async run(steps: WriteStep[]): Promise<number[]> {
-    if (this.background && !this.inPlace) {
+    if (this.background && !this.inPlace && steps.length >= (this.background.inPlaceBelowSteps ?? 0)) {
       const changes = await this.background.transaction(steps);
       if (changes) return changes;
     }
