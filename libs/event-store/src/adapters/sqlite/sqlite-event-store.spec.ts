@@ -119,7 +119,7 @@ describe('the SQLite event store with the ledger chained in a worker thread', ()
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // Loading the sources in the worker takes seconds.
-  it('stores the links the worker chained, chains on the main thread an append whose stream is not where it was chained from, and goes on from the file when opened again', async () => {
+  it('stores the links the worker chained, chains on the main thread a batch of a few events and an append whose stream is not where it was chained from, and goes on from the file when opened again', async () => {
     const chainedHere = jest.spyOn(ledgerChaining, 'chainLedger');
     const store = open();
     try {
