@@ -146,4 +146,31 @@ describe('the SQLite read store with its lists read in the background', () => {
     expect(answered).toEqual([3, 3]);
     await store.close();
   });
+  it('refuses a list while the indexes of either table it reads are down, and answers it again once they are built', async () => {
+    const store = new SqliteReadStore(join(dir, 'partly-loaded.sqlite'), undefined, { backgroundReads: new BackgroundReads(join(dir, 'partly-loaded.sqlite'), () => undefined) });
+    const all = Array.from({ length: INCIDENTS }, (_, i) => incident(i + 1));
+    // Ann holds every incident (the plan that walks the index), Bob three (the plan that sorts).
+    const roles = [...all.map(({ id }) => ({ id, userId: 'ann', role: 'IC' })), ...all.slice(0, 3).map(({ id }) => ({ id, userId: 'bob', role: 'scribe' }))];
+    await store.commitBatch([
+      { projection: 'incidents', writes: all.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), position: BigInt(INCIDENTS) },
+      { projection: 'assignments', writes: roles.map(({ id, userId, role }, i) => ({ key: `${id}/${role}`, doc: { incidentId: id, role, userId }, position: BigInt(i + 1) })), position: BigInt(INCIDENTS) },
+    ]);
+    const ids = (incidents: { id: string }[]) => incidents.map(({ id }) => id);
+    const lists = () => Promise.allSettled([store.incidents.listForUser('ann', { limit: 2 }), store.incidents.listForUser('bob', { limit: 2 }), store.incidents.list({ limit: 2 })]);
+
+    const whileAssignmentsLoad = await store.bulkLoad(lists, { projections: ['assignments'] });
+    expect(whileAssignmentsLoad.map(({ status }) => status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    whileAssignmentsLoad.slice(0, 2).forEach((settled) => expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(ReadModelCatchingUpError));
+    expect(ids((whileAssignmentsLoad[2] as PromiseFulfilledResult<{ id: string }[]>).value)).toEqual(['INC-600', 'INC-599']);
+
+    const whileIncidentsLoad = await store.bulkLoad(lists, { projections: ['incidents'] });
+    // Bob's few incidents are found by key and sorted: that plan needs no index of the incidents.
+    expect(whileIncidentsLoad.map(({ status }) => status)).toEqual(['rejected', 'fulfilled', 'rejected']);
+    [whileIncidentsLoad[0], whileIncidentsLoad[2]].forEach((settled) => expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(ReadModelCatchingUpError));
+    expect(ids((whileIncidentsLoad[1] as PromiseFulfilledResult<{ id: string }[]>).value)).toEqual(['INC-3', 'INC-2']);
+
+    const after = await lists();
+    expect(after.map((settled) => ids((settled as PromiseFulfilledResult<{ id: string }[]>).value))).toEqual([['INC-600', 'INC-599'], ['INC-3', 'INC-2'], ['INC-600', 'INC-599']]);
+    await store.close();
+  });
 });

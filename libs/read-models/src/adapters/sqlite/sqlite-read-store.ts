@@ -146,7 +146,7 @@ export class SqliteReadStore implements ReadStore {
     this.sql = new StatementCache(this.db);
     this.writes = new SqliteWrites(this.db, this.sql, backgroundWrites);
     const lists = new ListReads(this.sql, backgroundReads);
-    this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'));
+    this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'), this.collection('assignments'));
     this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
     const selectPreferences = this.db.prepare(`SELECT doc FROM preferences WHERE key = ?`).pluck();
     this.preferences = {
@@ -320,6 +320,7 @@ class SqliteIncidentQueries implements IncidentQueries {
     private readonly sql: StatementCache,
     private readonly lists: ListReads,
     private readonly incidents: SqliteCollection,
+    private readonly assignments: SqliteCollection,
   ) {
     this.selectById = db.prepare(`SELECT doc FROM incidents WHERE key = ?`).pluck();
     this.selectExists = db.prepare(`SELECT 1 FROM incidents WHERE key = ?`).pluck();
@@ -364,16 +365,25 @@ class SqliteIncidentQueries implements IncidentQueries {
   }
 
   async list(query: IncidentListQuery): Promise<Incident[]> {
-    return this.select(() => this.page('incidents', [], [], query));
+    return this.select(() => {
+      this.incidents.requireIndexes();
+      return this.page('incidents', [], [], query);
+    });
   }
 
+  /**
+   * Refused while either table's indexes are down, not only the incidents':
+   * after a bulk load they are built one table after the other, and without
+   * its own, each row's assignment check would scan the whole table.
+   */
   async listForUser(userId: string, query: Omit<IncidentListQuery, 'after'>): Promise<Incident[]> {
-    // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
-    return this.select(() =>
-      this.holdsManyIncidents(userId)
-        ? this.page(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM assignments WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
-        : this.page('incidents', [`key IN (SELECT incident_id FROM assignments WHERE user_id = ?)`], [userId], query),
-    );
+    return this.select(() => {
+      const assignments = `assignments ${this.assignments.indexedBy('by_user')}`;
+      // Few incidents: fetch them and sort. Many: walk the newest-first index and stop after `limit` matches.
+      return this.holdsManyIncidents(userId)
+        ? this.page(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM ${assignments} WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
+        : this.page('incidents', [`key IN (SELECT incident_id FROM ${assignments} WHERE user_id = ?)`], [userId], query);
+    });
   }
 
   private async select(plan: ListPlan): Promise<Incident[]> {
