@@ -17,7 +17,7 @@ import {
 import { followLog } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { LedgerChainWorker } from '../../ledger-chain-worker';
-import { TickBatch } from './tick-batch';
+import { TurnBatch } from './turn-batch';
 
 interface EventRow {
   position: number;
@@ -121,10 +121,10 @@ export class SqliteEventStore implements EventStore {
   private readonly selectHead;
   private readonly selectDedup;
   private readonly selectStreams;
-  /** Streams read in one tick: one query. */
-  private readonly streamReads: TickBatch<string, RecordedEvent[]>;
-  /** Dedup keys looked up in one tick: one read transaction (a key not taken answers undefined). */
-  private readonly keyReads: TickBatch<string, number | undefined>;
+  /** Streams read in one turn of the event loop: one query. */
+  private readonly streamReads: TurnBatch<string, RecordedEvent[]>;
+  /** Dedup keys looked up in one turn of the event loop: one read transaction (a key not taken answers undefined). */
+  private readonly keyReads: TurnBatch<string, number | undefined>;
   private readonly insertDedup;
   private readonly selectAt;
   private readonly appendBatch;
@@ -179,9 +179,9 @@ export class SqliteEventStore implements EventStore {
        WHERE e.stream_id = read.value ->> 0 AND e.revision >= read.value ->> 1
        ORDER BY read.key, e.revision`,
     );
-    this.streamReads = new TickBatch((reads) => this.readStreams(reads));
+    this.streamReads = new TurnBatch((reads) => this.readStreams(reads));
     // Each statement outside a transaction starts and ends a read transaction of its own (locks, the WAL's header): 5 of a lookup's 7 µs.
-    this.keyReads = new TickBatch<string, number | undefined>(this.db.transaction((keys: string[]) => this.takenKeys(keys)));
+    this.keyReads = new TurnBatch<string, number | undefined>(this.db.transaction((keys: string[]) => this.takenKeys(keys)));
     this.insertDedup = this.db.prepare(`INSERT INTO dedup_keys (key, position) VALUES (?, ?)`);
     this.selectAt = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position = ?`,
@@ -415,7 +415,7 @@ export class SqliteEventStore implements EventStore {
     if (syncing && position >= syncing.from) await syncing.done;
   }
 
-  /** The streams read in one tick, each from its revision, in one query. */
+  /** The streams read in one turn of the event loop, each from its revision, in one query. */
   private readStreams(reads: string[]): Map<string, RecordedEvent[]> {
     const wanted = reads.map((read) => {
       const cut = read.indexOf('\n');

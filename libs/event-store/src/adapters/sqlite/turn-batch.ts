@@ -1,16 +1,20 @@
 /**
- * Reads asked for in the same tick (the alerts of one payload, each on its
- * own way through the write path) answered by one query: `run` gets the
- * distinct keys once the tick's synchronous work is done and answers each.
+ * Reads asked for in the same turn of the event loop answered by one query:
+ * `run` gets the distinct keys once the turn's callbacks have run (in
+ * setImmediate) and answers each. A turn holds the alerts of one payload, and
+ * the requests whose bytes arrived in the same poll: under load, answering at
+ * the end of each microtask queue instead ran one read transaction per request
+ * (a dedup lookup cost the event loop about 22 µs, the lookup itself about 2;
+ * docs/benchmarks.md, "Early morning of 2026-11-28").
  */
-export class TickBatch<K, V> {
+export class TurnBatch<K, V> {
   private waiting = new Map<K, { resolve: (value: V) => void; reject: (error: unknown) => void }[]>();
 
   constructor(private readonly run: (keys: K[]) => Map<K, V>) {}
 
   get(key: K): Promise<V> {
     return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) queueMicrotask(() => this.answer());
+      if (this.waiting.size === 0) setImmediate(() => this.answer());
       const others = this.waiting.get(key);
       if (others) others.push({ resolve, reject });
       else this.waiting.set(key, [{ resolve, reject }]);
