@@ -122,6 +122,7 @@ describe('numbers a JSON body carries', () => {
   it.each([
     ['an integer beyond 2^53', '"n":12345678901234567890', 'data.n', '12345678901234567890'],
     ['a number beyond the float range', '"big":1e400', 'data.big', '1e400'],
+    ['sixteen digits or more around a decimal point', '"reading":123456789012.345678', 'data.reading', '123456789012.345678'],
   ])('refuses %s in a timeline event with 400 naming the field', async (_, data, field, literal) => {
     const res = await post('/api/v1/timeline/events', cloudEvent(data), 'application/cloudevents+json');
     expect(res.statusCode).toBe(400);

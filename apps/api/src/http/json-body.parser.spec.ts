@@ -12,6 +12,9 @@ describe('numbers a JSON body may carry', () => {
     ['1e999', '', '1e999'],
     ['{"a": [ 1e400]}', 'a[0]', '1e400'],
     ['{"fingerprint":"0e8a1e2b","a":\n-2.5e999}', 'a', '-2.5e999'],
+    // Sixteen digits or more with a decimal point among them: parsing drops the last ones.
+    ['{"reading":123456789012.345678}', 'reading', '123456789012.345678'],
+    ['{"id":"7d3e2f1a-3e4f-4c1d-9e2b-1f0e3d2c1b0a","cost":[1234567.8901234567891]}', 'cost[0]', '1234567.8901234567891'],
   ])('finds the number parsing would change in %s', (text, path, literal) => {
     expect(firstInexactNumber(text)).toEqual({ path, literal });
   });
@@ -22,6 +25,7 @@ describe('numbers a JSON body may carry', () => {
     '{"s":"12345678901234567890 and 1e400 inside a string"}',
     '{"n":0.30000000000000004,"t":1.7976931348623157e308}',
     '{"id":"0e8a","time":"2026-11-22T10:00:00Z","n":123456789012345}',
+    '{"id":"7d3e2f1a-3e4f-4c1d-9e2b-1f0e3d2c1b0a","phone":"4915112345678901234","n":12345678.9012345,"m":-0.000000000000001}',
   ])('keeps %s, whose numbers survive parsing', (text) => {
     expect(firstInexactNumber(text)).toBeUndefined();
   });

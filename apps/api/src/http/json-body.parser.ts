@@ -59,9 +59,9 @@ const pathOf = (stack: Container[]) =>
  * ledger must store what it was given, so such a body is refused.
  */
 export function firstInexactNumber(text: string): { path: string; literal: string } | undefined {
-  // Only a literal with 16+ digits in a row or an exponent can fail to round-trip: most bodies skip the scan.
-  // An exponent's literal starts after a non-word character, so hex ids ("3f0e…", Alertmanager's fingerprints) do not force it.
-  if (!/\d{16}|(?:^|[^\w.])-?\d+(?:\.\d+)?[eE]/.test(text)) return undefined;
+  // Only a literal with 16 or more digits (a decimal point among them) or an exponent can fail to round-trip: most bodies skip the scan.
+  // A number starts the text or follows ':', '[' or ',', so the hex in ids ("3f0e…", a UUID's "-3e4f") does not force it.
+  if (!/(?:^|[:[,])\s*-?(?:\d(?:\.?\d){15}|\d+(?:\.\d+)?[eE])/.test(text)) return undefined;
   const stack: Container[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
