@@ -77,9 +77,11 @@ export async function untilProjected(url: string, headers: Record<string, string
 async function measure({ url, pid }: Server, ceilingServer: Server, seconds: number): Promise<string> {
   const headers = { authorization: `Bearer ${token(GRAPHQL_READER, { expiresIn: '4h' })}`, 'content-type': 'application/json' };
   await untilProjected(url, headers);
+  const api = { url, pid };
+  const ask = (query: string, server: Server, duration: number) => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration });
   // The server's CPU per request beside the rate: the rate moves with other load on these shared cores, the CPU cost much less.
-  const run = async (query: string, server: Server = { url, pid }) => {
-    const result = await withCpu(server.pid, () => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: seconds }));
+  const run = async (query: string, server: Server = api) => {
+    const result = await withCpu(server.pid, () => ask(query, server, seconds));
     return { ...result, cpu: (result.cpuUs / 1000).toFixed(2) };
   };
   const rows: string[] = [];
@@ -87,10 +89,9 @@ async function measure({ url, pid }: Server, ceilingServer: Server, seconds: num
   const costs: string[] = [];
   const ratio = (r: LoadResult, ceiling: LoadResult) => (r.rps / ceiling.rps).toFixed(2);
   // V8 compiles each server's GraphQL path in its first seconds (the api's first 2 s ran at a third to a half of its later rate): warm both up first, unrecorded.
-  const warmUp = (query: string, server: Server) => load({ url: `${server.url}/api/v1/graphql`, method: 'POST', headers, body: JSON.stringify({ query }), duration: WARM_UP_SECONDS });
-  await warmUp(MY_INCIDENTS, ceilingServer);
-  await warmUp(MY_INCIDENTS, { url, pid });
-  await warmUp(INCIDENT_STATUS, { url, pid });
+  await ask(MY_INCIDENTS, ceilingServer, WARM_UP_SECONDS);
+  await ask(MY_INCIDENTS, api, WARM_UP_SECONDS);
+  await ask(INCIDENT_STATUS, api, WARM_UP_SECONDS);
   for (let round = 1; round <= ROUNDS; round++) {
     const ceiling = await run(MY_INCIDENTS, ceilingServer);
     const mine = await run(MY_INCIDENTS);
