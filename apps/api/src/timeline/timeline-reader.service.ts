@@ -117,15 +117,7 @@ export class TimelineReader {
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);
     }
-    const page = shown.slice(0, query.limit);
-    const cursors = this.cursors;
-    return {
-      shown: page,
-      // Sealed (AES-GCM) only when read: a phone's quick timeline never pages on.
-      get nextCursor() {
-        return shown.length > query.limit ? cursors.seal(caller, query, positionOf(page[page.length - 1].row)) : null;
-      },
-    };
+    return new ReadTimelinePage(shown.slice(0, query.limit), shown.length > query.limit, { cursors: this.cursors, caller, query });
   }
 
   private authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[], revealed?: Incident) {
@@ -139,3 +131,25 @@ export class TimelineReader {
 }
 
 const positionOf = (row: TimelineRow) => ({ eventTime: row.eventTime, position: row.position });
+
+/**
+ * A page as read. Its cursor is sealed (AES-GCM) only when asked for: a
+ * phone's quick timeline never pages on. The getter is the class's, not an
+ * object literal's: V8 keeps a literal's accessor in the old generation, so
+ * the getter's closure, and through it every row the page read, survived
+ * each young collection until the next full one. That was about half of what
+ * a limit-1000 page allocates (docs/benchmarks.md).
+ */
+class ReadTimelinePage implements TimelinePage {
+  constructor(
+    readonly shown: ShownRow[],
+    private readonly more: boolean,
+    private readonly sealing: { cursors: TimelineCursors; caller: Principal; query: TimelineQuery },
+  ) {}
+
+  get nextCursor(): string | null {
+    if (!this.more) return null;
+    const { cursors, caller, query } = this.sealing;
+    return cursors.seal(caller, query, positionOf(this.shown[this.shown.length - 1].row));
+  }
+}
