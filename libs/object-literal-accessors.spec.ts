@@ -22,7 +22,7 @@ function literalAccessors(fileName: string, text: string): string[] {
 const sources = (dir: string): string[] =>
   readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
+    if (entry.isDirectory()) return sources(path);
     return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
   });
 

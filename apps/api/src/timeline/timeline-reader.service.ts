@@ -117,7 +117,7 @@ export class TimelineReader {
       after = positionOf(rows[rows.length - 1]);
       batch = Math.min(batch * 2, BATCH);
     }
-    return new ReadTimelinePage(shown.slice(0, query.limit), shown.length > query.limit, { cursors: this.cursors, caller, query });
+    return new ReadTimelinePage(shown.slice(0, query.limit), shown.length > query.limit, this.cursors, caller, query);
   }
 
   private authorize(caller: Principal, action: PolicyAction, rows: TimelineRow[], revealed?: Incident) {
@@ -144,12 +144,12 @@ class ReadTimelinePage implements TimelinePage {
   constructor(
     readonly shown: ShownRow[],
     private readonly more: boolean,
-    private readonly sealing: { cursors: TimelineCursors; caller: Principal; query: TimelineQuery },
+    private readonly cursors: TimelineCursors,
+    private readonly caller: Principal,
+    private readonly query: TimelineQuery,
   ) {}
 
   get nextCursor(): string | null {
-    if (!this.more) return null;
-    const { cursors, caller, query } = this.sealing;
-    return cursors.seal(caller, query, positionOf(this.shown[this.shown.length - 1].row));
+    return this.more ? this.cursors.seal(this.caller, this.query, positionOf(this.shown[this.shown.length - 1].row)) : null;
   }
 }
