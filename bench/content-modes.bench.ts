@@ -1,86 +1,103 @@
-import type autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
-import { withCpu } from './support/cpu-time';
-import { formatRow, load, type LoadResult, TABLE_HEAD, withBuiltServer } from './support/load';
+import { cpuMs } from './support/cpu-time';
+import { type LoadResult, withBuiltServer } from './support/load';
+import { rawLoad, requestBytes } from './support/raw-load';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const CONNECTIONS = 8;
-const ROUNDS = 4;
-
-type Measured = LoadResult & { cpuUs: number; clientUs: number };
+const PAIRS = 20;
+/** Requests built per second of a round: above any rate this api reaches, so a round never runs out. */
+const REQUESTS_PER_SECOND = 4000;
 
 /**
- * The same unique note on one incident, as a structured body or as ce-*
- * headers and a data body. Binary mode's Content-Type is the event's
- * datacontenttype, so the structured body names it too: otherwise the binary
- * event would carry one more attribute to store, commit to in the ledger and
- * project, and the comparison would measure that rather than the mode.
+ * The same unique note, as a structured body or as ce-* headers and a data
+ * body. Binary mode's Content-Type is the event's datacontenttype, so the
+ * structured body names it too: otherwise the binary event would carry one
+ * more attribute to store, commit to in the ledger and project, and the
+ * comparison would measure that rather than the mode.
  */
 const DATA_CONTENT_TYPE = 'application/json';
+const MODES = {
+  structured: (target: string, subject: string) => {
+    const { attributes, data } = note(subject);
+    return requestBytes(target, 'POST', { authorization: AUTH, 'content-type': 'application/cloudevents+json' }, JSON.stringify({ ...attributes, datacontenttype: DATA_CONTENT_TYPE, data }));
+  },
+  binary: (target: string, subject: string) => {
+    const { attributes, data } = note(subject);
+    const headers = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`ce-${name}`, value]));
+    return requestBytes(target, 'POST', { authorization: AUTH, ...headers, 'content-type': DATA_CONTENT_TYPE }, JSON.stringify(data));
+  },
+};
+type Mode = keyof typeof MODES;
+
 function note(subject: string) {
   return {
     attributes: { specversion: '1.0', id: randomUUID(), source: 'im://bench', type: 'im.incident.note', time: new Date().toISOString(), subject, imoriginid: randomUUID() },
     data: { content: 'Load test note', service: 'bench' },
   };
 }
-const structured = (subject: string) => ({
-  method: 'POST' as const,
-  setupRequest: (request: autocannon.Request) => {
-    const { attributes, data } = note(subject);
-    return { ...request, headers: { ...request.headers, 'content-type': 'application/cloudevents+json' }, body: JSON.stringify({ ...attributes, datacontenttype: DATA_CONTENT_TYPE, data }) };
-  },
-});
-const binary = (subject: string) => ({
-  method: 'POST' as const,
-  setupRequest: (request: autocannon.Request) => {
-    const { attributes, data } = note(subject);
-    const headers = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`ce-${name}`, value]));
-    return { ...request, headers: { ...request.headers, ...headers, 'content-type': DATA_CONTENT_TYPE }, body: JSON.stringify(data) };
-  },
-});
+
+type Round = LoadResult & { apiUs: number; clientUs: number };
+
+const mean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+/** Half the width of the 95 % interval of the mean (normal approximation; the pairs are at least 20). */
+const halfInterval = (xs: number[]) => (1.96 * Math.sqrt(xs.reduce((sum, x) => sum + (x - mean(xs)) ** 2, 0) / (xs.length - 1))) / Math.sqrt(xs.length);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
  * A binary-mode append against a structured one (issue 15: no slower), on one
- * built server, interleaved over four rounds (ABBA) at 8 connections. Run with
- * `npm run bench -- content-modes`.
+ * built server. Each round appends to a fresh incident, so no round meets a
+ * longer stream than another; the rounds go in pairs, alternately ABBA, so
+ * the disk's drift falls on both modes alike. The requests are built before
+ * each round, so the load generator, on the same two cores, costs the same
+ * per request in either mode. Run with `npm run bench -- content-modes`.
  */
 export async function contentModes(seconds: number): Promise<string> {
-  const rows = await withBuiltServer('bench-content-modes', {}, async (url, _dataDir, pid) => {
-    const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: JSON.stringify({ title: 'Bench', severity: 'SEV-3' }) });
-    const subject = `incident/${((await created.json()) as { id: string }).id}`;
-    const run = (request: typeof structured) =>
-      withCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers: { authorization: AUTH }, requests: [request(subject)], connections: CONNECTIONS, duration: seconds }));
-    const results: [string, Measured][] = [];
-    const modes: [string, typeof structured][] = [
-      ['structured (application/cloudevents+json)', structured],
-      ['binary (ce-* headers, application/json data)', binary],
-    ];
+  const roundSeconds = seconds / 5;
+  const rounds = await withBuiltServer('bench-content-modes', {}, async (url, _dataDir, pid) => {
+    const target = `${url}/api/v1/timeline/events`;
+    const run = async (mode: Mode): Promise<Round> => {
+      const created = await fetch(`${url}/api/v1/incidents`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: JSON.stringify({ title: 'Bench', severity: 'SEV-3' }) });
+      const subject = `incident/${((await created.json()) as { id: string }).id}`;
+      const requests = Array.from({ length: Math.ceil(roundSeconds * REQUESTS_PER_SECOND) }, () => MODES[mode](target, subject));
+      const api = cpuMs(`/proc/${pid}`);
+      const own = process.cpuUsage();
+      const result = await rawLoad(target, requests, CONNECTIONS, roundSeconds);
+      const client = process.cpuUsage(own);
+      return { ...result, apiUs: ((cpuMs(`/proc/${pid}`) - api) * 1000) / result.requests, clientUs: (client.user + client.system) / result.requests };
+    };
     // A cold server (JIT, caches) made the first measured run slower whatever its mode: warm both up first, unrecorded.
-    for (const [, request] of modes) await run(request);
-    // ABBA: the incident grows and the disk drifts, so neither mode always runs second.
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const [name, request] of round % 2 ? modes : [...modes].reverse()) results.push([`round ${round}: ${name}`, await run(request)]);
+    for (const mode of Object.keys(MODES) as Mode[]) await run(mode);
+    const pairs: Record<Mode, Round>[] = [];
+    for (let pair = 0; pair < PAIRS; pair++) {
+      const order: Mode[] = pair % 2 ? ['binary', 'structured'] : ['structured', 'binary'];
+      const measured = {} as Record<Mode, Round>;
+      for (const mode of order) measured[mode] = await run(mode);
+      pairs.push(measured);
     }
-    return results;
+    return pairs;
   });
-  const of = (mode: string) => rows.filter(([name]) => name.includes(mode)).map(([, result]) => result);
-  const total = (mode: string) => of(mode).reduce((sum, r) => sum + r.requests, 0);
-  // Weighted by requests: the CPU of all of a mode's rounds over all its appends.
-  const perAppend = (mode: string, cost: (r: Measured) => number) => of(mode).reduce((sum, r) => sum + cost(r) * r.requests, 0) / total(mode);
-  const [serverBinary, serverStructured] = ['binary', 'structured'].map((mode) => perAppend(mode, (r) => r.cpuUs));
-  const [clientBinary, clientStructured] = ['binary', 'structured'].map((mode) => perAppend(mode, (r) => r.clientUs));
+  const of = (mode: Mode) => rounds.map((pair) => pair[mode]);
+  const ratio = (figure: (round: Round) => number) => rounds.map((pair) => figure(pair.binary) / figure(pair.structured));
+  const interval = (xs: number[]) => `**${mean(xs).toFixed(2)}** (95 % interval ${(mean(xs) - halfInterval(xs)).toFixed(2)}-${(mean(xs) + halfInterval(xs)).toFixed(2)})`;
+  const row = (mode: Mode, name: string) => {
+    const all = of(mode);
+    const requests = all.reduce((sum, r) => sum + r.requests, 0);
+    const weighted = (figure: (round: Round) => number) => Math.round(all.reduce((sum, r) => sum + figure(r) * r.requests, 0) / requests);
+    return `| ${name} | ${Math.round(requests / all.reduce((sum, r) => sum + r.seconds, 0))} | ${median(all.map((r) => r.p50))} | ${median(all.map((r) => r.p99))} | ${requests} | ${all.reduce((sum, r) => sum + r.errors, 0)} | ${all.reduce((sum, r) => sum + r.non2xx, 0)} | ${weighted((r) => r.apiUs)} | ${weighted((r) => r.clientUs)} |`;
+  };
   return [
     '## CloudEvents content modes: binary against structured',
     '',
-    `The same unique note (new id and imoriginid each) on one incident, ${CONNECTIONS} connections, ${seconds} s each, interleaved over ${ROUNDS} rounds (ABBA) on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`).`,
+    `The same unique note (new id and imoriginid each), ${CONNECTIONS} connections, in ${PAIRS} pairs of ${roundSeconds} s rounds, one of each mode, alternately ABBA, each round on a fresh incident, on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`). The load generator (\`bench/support/raw-load.ts\`) writes requests built before each round, so it costs the same per request in either mode: with autocannon building each request as it went, binary requests cost the generator about a fifth more, and on two shared cores that was taken from the api.`,
     '',
-    ...TABLE_HEAD,
-    ...rows.map(([name, result]) => formatRow(name, result)),
+    '| mode | appends/s | p50 ms (median round) | p99 ms (median round) | requests | errors | non-2xx | api CPU µs per append | load generator CPU µs per request |',
+    '|---|---|---|---|---|---|---|---|---|',
+    row('structured', 'structured (application/cloudevents+json)'),
+    row('binary', 'binary (ce-* headers, application/json data)'),
     '',
-    `Binary / structured, all rounds: **${(total('binary') / total('structured')).toFixed(2)}** of the appends.`,
-    '',
-    `The api's CPU per append (every thread, user + system from /proc), all rounds: binary ${Math.round(serverBinary)} µs, structured ${Math.round(serverStructured)} µs (**${(serverBinary / serverStructured).toFixed(2)}**). The load generator shares the 2 cores; its CPU per request: binary ${Math.round(clientBinary)} µs, structured ${Math.round(clientStructured)} µs.`,
+    `Binary / structured, the mean of the ${PAIRS} pairs' ratios: appends per second ${interval(ratio((r) => r.rps))}; the api's CPU per append (every thread, user + system from /proc) ${interval(ratio((r) => r.apiUs))}.`,
   ].join('\n');
 }
