@@ -91,7 +91,7 @@ export async function contentModes(seconds: number): Promise<string> {
   return [
     '## CloudEvents content modes: binary against structured',
     '',
-    `The same unique note (new id and imoriginid each), ${CONNECTIONS} connections, in ${PAIRS} pairs of ${roundSeconds} s rounds, one of each mode, alternately ABBA, each round on a fresh incident, on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`). The load generator (\`bench/support/raw-load.ts\`) writes requests built before each round, so it costs the same per request in either mode: with autocannon building each request as it went, binary requests cost the generator about a fifth more, and on two shared cores that was taken from the api.`,
+    `The same unique note (new id and imoriginid each), ${CONNECTIONS} connections, in ${PAIRS} pairs of ${roundSeconds} s rounds, one of each mode, alternately ABBA, each round on a fresh incident, on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`). The load generator (\`bench/support/raw-load.ts\`) writes requests built before each round, so it costs the same per request in either mode: with autocannon building each request as it went, binary requests cost the generator a fifth to a third more (127 against 103 and 176 against 134 µs in two runs of 2026-11-28), and on two shared cores that was taken from the api.`,
     '',
     '| mode | appends/s | p50 ms (median round) | p99 ms (median round) | requests | errors | non-2xx | api CPU µs per append | load generator CPU µs per request |',
     '|---|---|---|---|---|---|---|---|---|',
