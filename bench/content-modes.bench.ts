@@ -7,7 +7,7 @@ import { rawLoad, requestBytes } from './support/raw-load';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 const CONNECTIONS = 8;
-const PAIRS = 20;
+const SETS = 18;
 /** Requests built per second of a round: above any rate this api reaches, so a round never runs out. */
 const REQUESTS_PER_SECOND = 4000;
 
@@ -19,16 +19,19 @@ const REQUESTS_PER_SECOND = 4000;
  * comparison would measure that rather than the mode.
  */
 const DATA_CONTENT_TYPE = 'application/json';
+const structured = (target: string, subject: string) => {
+  const { attributes, data } = note(subject);
+  return requestBytes(target, 'POST', { authorization: AUTH, 'content-type': 'application/cloudevents+json' }, JSON.stringify({ ...attributes, datacontenttype: DATA_CONTENT_TYPE, data }));
+};
+/** `control` is structured again: what the rounds differ by when their requests do not. */
 const MODES = {
-  structured: (target: string, subject: string) => {
-    const { attributes, data } = note(subject);
-    return requestBytes(target, 'POST', { authorization: AUTH, 'content-type': 'application/cloudevents+json' }, JSON.stringify({ ...attributes, datacontenttype: DATA_CONTENT_TYPE, data }));
-  },
+  structured,
   binary: (target: string, subject: string) => {
     const { attributes, data } = note(subject);
     const headers = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`ce-${name}`, value]));
     return requestBytes(target, 'POST', { authorization: AUTH, ...headers, 'content-type': DATA_CONTENT_TYPE }, JSON.stringify(data));
   },
+  control: structured,
 };
 type Mode = keyof typeof MODES;
 
@@ -42,17 +45,36 @@ function note(subject: string) {
 type Round = LoadResult & { apiUs: number; clientUs: number };
 
 const mean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
-/** Half the width of the 95 % interval of the mean (normal approximation; the pairs are at least 20). */
-const halfInterval = (xs: number[]) => (1.96 * Math.sqrt(xs.reduce((sum, x) => sum + (x - mean(xs)) ** 2, 0) / (xs.length - 1))) / Math.sqrt(xs.length);
+/**
+ * The geometric mean of ratios and its 95 % interval (a t interval on their
+ * logarithms, 17 degrees of freedom), so that a round twice as fast and one
+ * half as fast cancel out.
+ */
+const T_95 = 2.11;
+function ratioInterval(ratios: number[]): string {
+  const logs = ratios.map(Math.log);
+  const half = (T_95 * Math.sqrt(logs.reduce((sum, x) => sum + (x - mean(logs)) ** 2, 0) / (logs.length - 1))) / Math.sqrt(logs.length);
+  return `**${Math.exp(mean(logs)).toFixed(2)}** (${Math.exp(mean(logs) - half).toFixed(2)}-${Math.exp(mean(logs) + half).toFixed(2)})`;
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Each position of a set goes to each mode equally often, so the disk's drift falls on all three alike. */
+const ORDERS: Mode[][] = [
+  ['structured', 'binary', 'control'],
+  ['binary', 'control', 'structured'],
+  ['control', 'structured', 'binary'],
+  ['control', 'binary', 'structured'],
+  ['binary', 'structured', 'control'],
+  ['structured', 'control', 'binary'],
+];
 
 /**
  * A binary-mode append against a structured one (issue 15: no slower), on one
- * built server. Each round appends to a fresh incident, so no round meets a
- * longer stream than another; the rounds go in pairs, alternately ABBA, so
- * the disk's drift falls on both modes alike. The requests are built before
- * each round, so the load generator, on the same two cores, costs the same
- * per request in either mode. Run with `npm run bench -- content-modes`.
+ * built server, beside a second structured run as the control. Each round
+ * appends to a fresh incident, so no round meets a longer stream than
+ * another. The requests are built before each round, so the load generator,
+ * on the same two cores, costs the same per request in either mode. Run with
+ * `npm run bench -- content-modes`.
  */
 export async function contentModes(seconds: number): Promise<string> {
   const roundSeconds = seconds / 5;
@@ -69,19 +91,17 @@ export async function contentModes(seconds: number): Promise<string> {
       return { ...result, apiUs: ((cpuMs(`/proc/${pid}`) - api) * 1000) / result.requests, clientUs: (client.user + client.system) / result.requests };
     };
     // A cold server (JIT, caches) made the first measured run slower whatever its mode: warm both up first, unrecorded.
-    for (const mode of Object.keys(MODES) as Mode[]) await run(mode);
-    const pairs: Record<Mode, Round>[] = [];
-    for (let pair = 0; pair < PAIRS; pair++) {
-      const order: Mode[] = pair % 2 ? ['binary', 'structured'] : ['structured', 'binary'];
+    for (const mode of ['structured', 'binary'] as Mode[]) await run(mode);
+    const sets: Record<Mode, Round>[] = [];
+    for (let set = 0; set < SETS; set++) {
       const measured = {} as Record<Mode, Round>;
-      for (const mode of order) measured[mode] = await run(mode);
-      pairs.push(measured);
+      for (const mode of ORDERS[set % ORDERS.length]) measured[mode] = await run(mode);
+      sets.push(measured);
     }
-    return pairs;
+    return sets;
   });
-  const of = (mode: Mode) => rounds.map((pair) => pair[mode]);
-  const ratio = (figure: (round: Round) => number) => rounds.map((pair) => figure(pair.binary) / figure(pair.structured));
-  const interval = (xs: number[]) => `**${mean(xs).toFixed(2)}** (95 % interval ${(mean(xs) - halfInterval(xs)).toFixed(2)}-${(mean(xs) + halfInterval(xs)).toFixed(2)})`;
+  const of = (mode: Mode) => rounds.map((set) => set[mode]);
+  const ratio = (mode: Mode, figure: (round: Round) => number) => ratioInterval(rounds.map((set) => figure(set[mode]) / figure(set.structured)));
   const row = (mode: Mode, name: string) => {
     const all = of(mode);
     const requests = all.reduce((sum, r) => sum + r.requests, 0);
@@ -91,13 +111,19 @@ export async function contentModes(seconds: number): Promise<string> {
   return [
     '## CloudEvents content modes: binary against structured',
     '',
-    `The same unique note (new id and imoriginid each), ${CONNECTIONS} connections, in ${PAIRS} pairs of ${roundSeconds} s rounds, one of each mode, alternately ABBA, each round on a fresh incident, on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`). The load generator (\`bench/support/raw-load.ts\`) writes requests built before each round, so it costs the same per request in either mode: with autocannon building each request as it went, binary requests cost the generator a fifth to a third more (127 against 103 and 176 against 134 µs in two runs of 2026-11-28), and on two shared cores that was taken from the api.`,
+    `The same unique note (new id and imoriginid each), ${CONNECTIONS} connections, in ${SETS} sets of three ${roundSeconds} s rounds (structured, binary, and structured again as a control, in an order that gives each a place equally often), each round on a fresh incident, on one server after an unrecorded warm-up of each mode (\`bench/content-modes.bench.ts\`). The load generator (\`bench/support/raw-load.ts\`) writes requests built before each round, so it costs the same per request in either mode: with autocannon building each request as it went, binary requests cost the generator a fifth to a third more (127 against 103 and 176 against 134 µs in two runs of 2026-11-28), and on two shared cores that was taken from the api.`,
     '',
     '| mode | appends/s | p50 ms (median round) | p99 ms (median round) | requests | errors | non-2xx | api CPU µs per append | load generator CPU µs per request |',
     '|---|---|---|---|---|---|---|---|---|',
     row('structured', 'structured (application/cloudevents+json)'),
     row('binary', 'binary (ce-* headers, application/json data)'),
+    row('control', 'control: structured again'),
     '',
-    `Binary / structured, the mean of the ${PAIRS} pairs' ratios: appends per second ${interval(ratio((r) => r.rps))}; the api's CPU per append (every thread, user + system from /proc) ${interval(ratio((r) => r.apiUs))}.`,
+    `Ratios to the structured round of the same set, geometric mean of the ${SETS} sets (95 % interval):`,
+    '',
+    '| | appends per second | api CPU per append (every thread, user + system from /proc) |',
+    '|---|---|---|',
+    `| binary / structured | ${ratio('binary', (r) => r.rps)} | ${ratio('binary', (r) => r.apiUs)} |`,
+    `| control / structured (the same requests) | ${ratio('control', (r) => r.rps)} | ${ratio('control', (r) => r.apiUs)} |`,
   ].join('\n');
 }
