@@ -87,7 +87,9 @@ describe('POST /api/v1/timeline/events', () => {
   });
 
   it('refuses malformed JSON, a non-object body and a wrong media type', async () => {
-    expectError(await append('{"specversion": '), 400);
+    expectError(await append('{"specversion": '), 400, 'The body is not valid JSON');
+    // Valid JSON, refused for its member: the answer says so, not that the JSON is invalid.
+    expectError(await append('{"specversion":"1.0","id":"p","source":"s","type":"im.incident.note","data":{"__proto__":{"x":1}}}'), 400, /member named __proto__/);
     expectError(await append('[]'), 400, /one CloudEvent as a JSON object/);
     const res = await t.http().post('/api/v1/timeline/events').set({ ...AUTH, 'content-type': 'text/plain' }).send('hello');
     expectError(res, 415);

@@ -1,4 +1,4 @@
-import { firstInexactNumber, jsonObjectBody } from './json-body.parser';
+import { firstInexactNumber, jsonObjectBody, refusedJsonError } from './json-body.parser';
 
 describe('numbers a JSON body may carry', () => {
   it.each([
@@ -45,5 +45,15 @@ describe('a body that must be a JSON object', () => {
 
   it.each([undefined, null, [], [{ a: 1 }], 'text', 42, true])('refuses %j as invalid input', (body) => {
     expect(() => jsonObjectBody(body)).toThrow(expect.objectContaining({ kind: 'invalid', message: 'Request body must be a JSON object' }));
+  });
+});
+
+describe('a JSON body the parser refused', () => {
+  it('is named not valid JSON when it does not parse', () => {
+    expect(refusedJsonError('{"title": "x", ')).toMatchObject({ kind: 'invalid', message: 'The body is not valid JSON' });
+  });
+
+  it.each(['{"a":1,"__proto__":{"admin":true}}', '{"data":{"constructor":{"prototype":{"x":1}}}}'])('names the prototype member in %s, which is valid JSON', (text) => {
+    expect(refusedJsonError(text).message).toMatch(/^The body has a member named __proto__, or a constructor member holding prototype/);
   });
 });

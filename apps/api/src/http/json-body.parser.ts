@@ -98,6 +98,24 @@ export function jsonObjectBody(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
+/**
+ * Fastify's parser answers both of its refusals with one message naming
+ * application/json, whatever the Content-Type: say which refusal it was.
+ * Called only for a body it refused, so the second parse costs nothing on
+ * the accepted path.
+ */
+export function refusedJsonError(text: string): InvalidError {
+  try {
+    JSON.parse(text);
+  } catch {
+    return new InvalidError('The body is not valid JSON');
+  }
+  return new InvalidError(
+    'The body has a member named __proto__, or a constructor member holding prototype, which the service refuses in every JSON body ' +
+      '(such a member could change the prototype of the objects it is read into); rename it',
+  );
+}
+
 const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
 
 /** A route whose body is read by the CloudEvents HTTP binding, so takes more than JSON. */
@@ -124,7 +142,7 @@ export function registerJsonParser(fastify: FastifyInstance): void {
       return done(new InvalidError(`The JSON body nests deeper than ${MAX_BODY_NESTING} levels`), undefined);
     }
     parseJson(request, text, (error, value) => {
-      if (error) return done(error, undefined);
+      if (error) return done(refusedJsonError(text), undefined);
       const inexact = firstInexactNumber(text);
       if (!inexact) return done(null, value);
       const where = inexact.path === '' ? 'The body' : inexact.path;
