@@ -48,7 +48,7 @@ function machine(): string {
     `- Memory: ${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
     `- Node ${process.version}, ${sh('uname -sr')}`,
     `- Disk of the data directory: ${sh(`df -h ${process.env.TMPDIR ?? '/tmp'} | tail -1 | awk '{print $1}'`)}`,
-    '- The load generator (autocannon) runs on the same 2 cores as the server, so every figure is a lower bound.',
+    '- The load generator runs on the same 2 cores as the server, so every figure is a lower bound.',
   ].join('\n');
 }
 
@@ -84,7 +84,7 @@ async function main() {
   const report = [
     '# Benchmarks',
     '',
-    "Written by `npm run bench` (build, then `bench/run.ts`); rerun it to reproduce every figure, or `npm run bench -- <workload>` for one section. Latencies are autocannon's, in milliseconds; BENCH_SECONDS sets each run's length (default 20).",
+    "Written by `npm run bench` (build, then `bench/run.ts`); rerun it to reproduce every figure, or `npm run bench -- <workload>` for one section. Latencies are the load generator's (autocannon's, or `bench/support/raw-load.ts`'s where a section says so), in milliseconds; BENCH_SECONDS sets each run's length (default 20).",
     '',
     '## Machine',
     '',
