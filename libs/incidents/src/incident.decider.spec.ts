@@ -263,8 +263,12 @@ describe('declarations through the timeline', () => {
   it.each([
     ['services that are not names', { services: [{ x: 1 }] }, /services must be a list/],
     ['services that are not a list', { services: 'api' }, /services must be a list/],
-    ['labels with a non-text value', { labels: { team: 1 } }, /labels must be an object/],
-    ['labels that are a list', { labels: ['a'] }, /labels must be an object/],
+    ['labels with a non-text value', { labels: { team: 1 } }, /labels must be an object.*: "team" is not text$/],
+    ['labels that are a list', { labels: ['a'] }, /labels must be an object.*: they are not an object$/],
+    ['a label value over 200 characters', { labels: { alertname: 'A'.repeat(201) } }, /: "alertname" has 201 characters$/],
+    ['a label name over 200 characters', { labels: { ['n'.repeat(201)]: 'x' } }, /: the name "n{37}\.\.\." has 201 characters$/],
+    ['an empty label name', { labels: { '': 'x' } }, /: the name "" has 0 characters$/],
+    ['more than 50 labels', { labels: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`l${i}`, 'x'])) }, /: there are 51$/],
     ['a description that is not text', { description: 5 }, /description must be a string/],
   ])('refuses %s, as the REST and GraphQL declare do', (_, fields, message) => {
     expect(() => decide({ kind: 'declare', incidentId: ID, time: T0, ...title, ...fields }, undefined)).toThrow(message);

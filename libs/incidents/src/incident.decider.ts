@@ -76,15 +76,26 @@ function validServices(services: unknown): string[] | undefined {
 /** Labels are flat key → text pairs, like Kubernetes labels. */
 function validLabels(labels: unknown): Record<string, string> | undefined {
   if (labels === undefined || labels === null) return undefined;
-  const entries = typeof labels === 'object' && !Array.isArray(labels) ? Object.entries(labels as object) : undefined;
-  if (
-    !entries ||
-    entries.length > MAX_LABELS ||
-    !entries.every(([k, v]) => k !== '' && k.length <= SHORT_TEXT_MAX && typeof v === 'string' && v.length <= SHORT_TEXT_MAX)
-  ) {
-    throw new InvalidError(`labels must be an object of at most ${MAX_LABELS} text values`);
+  const problem = labelsProblem(labels);
+  if (problem) {
+    throw new InvalidError(`labels must be an object of at most ${MAX_LABELS} text values, names of 1 to ${SHORT_TEXT_MAX} characters and values of at most ${SHORT_TEXT_MAX}: ${problem}`);
   }
-  return Object.fromEntries(entries) as Record<string, string>;
+  return { ...(labels as Record<string, string>) };
+}
+
+const shortName = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 37)}...` : name);
+
+/** What is wrong with the labels, in the words a sender can act on (an alert's labels arrive unchecked). */
+function labelsProblem(labels: unknown): string | undefined {
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) return 'they are not an object';
+  const entries = Object.entries(labels);
+  if (entries.length > MAX_LABELS) return `there are ${entries.length}`;
+  for (const [name, value] of entries) {
+    if (name === '' || name.length > SHORT_TEXT_MAX) return `the name ${shortName(name)} has ${name.length} characters`;
+    if (typeof value !== 'string') return `${shortName(name)} is not text`;
+    if (value.length > SHORT_TEXT_MAX) return `${shortName(name)} has ${value.length} characters`;
+  }
+  return undefined;
 }
 
 function validTitle(title: unknown): string {
