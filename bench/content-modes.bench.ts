@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { token } from '../test/support/tokens';
 import { cpuMs } from './support/cpu-time';
-import { type LoadResult, withBuiltServer } from './support/load';
+import { type LoadResult, percentile, withBuiltServer } from './support/load';
 import { rawLoad, requestBytes } from './support/raw-load';
 
 const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
@@ -56,7 +56,7 @@ function ratioInterval(ratios: number[]): string {
   const half = (T_95 * Math.sqrt(logs.reduce((sum, x) => sum + (x - mean(logs)) ** 2, 0) / (logs.length - 1))) / Math.sqrt(logs.length);
   return `**${Math.exp(mean(logs)).toFixed(2)}** (${Math.exp(mean(logs) - half).toFixed(2)}-${Math.exp(mean(logs) + half).toFixed(2)})`;
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 50);
 
 /** Each position of a set goes to each mode equally often, so the disk's drift falls on all three alike. */
 const ORDERS: Mode[][] = [

@@ -20,11 +20,9 @@ function literalAccessors(fileName: string, text: string): string[] {
 }
 
 const sources = (dir: string): string[] =>
-  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sources(path);
-    return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
-  });
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.spec.ts'))
+    .map((path) => join(dir, path));
 
 /**
  * V8 allocates an object literal's accessor pair in the old generation, so

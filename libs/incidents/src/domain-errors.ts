@@ -25,3 +25,6 @@ export class ForbiddenError extends DomainError {
 }
 
 export const incidentNotFound = (id: string) => new NotFoundError(`Incident ${id} not found`);
+
+/** A sender's text as an error message quotes it: at most 40 characters, so a long value cannot swamp the message. */
+export const shortened = (text: string): string => (text.length > 40 ? `${text.slice(0, 37)}...` : text);

@@ -22,7 +22,7 @@ import {
   type LedgerEvent,
   transitionOf,
 } from './incident-events';
-import { ConflictError, incidentNotFound, InvalidError } from './domain-errors';
+import { ConflictError, incidentNotFound, InvalidError, shortened } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
 import { noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from './responder-rules';
 
@@ -83,7 +83,7 @@ function validLabels(labels: unknown): Record<string, string> | undefined {
   return { ...(labels as Record<string, string>) };
 }
 
-const shortName = (name: string) => JSON.stringify(name.length > 40 ? `${name.slice(0, 37)}...` : name);
+const shortName = (name: string) => JSON.stringify(shortened(name));
 
 /** What is wrong with the labels, in the words a sender can act on (an alert's labels arrive unchecked). */
 function labelsProblem(labels: unknown): string | undefined {

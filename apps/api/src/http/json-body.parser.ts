@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { contentModeOf, isJsonMediaType } from '@im/cloudevents';
-import { InvalidError } from '@im/incidents';
+import { InvalidError, shortened } from '@im/incidents';
 
 /** Requests larger than this are refused with 413 before they are parsed. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -116,8 +116,6 @@ export function refusedJsonError(text: string): InvalidError {
   );
 }
 
-const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
-
 /** A route whose body is read by the CloudEvents HTTP binding, so takes more than JSON. */
 export const CLOUDEVENTS_ROUTES = new Set(['/api/v1/timeline/events']);
 
@@ -148,7 +146,7 @@ export function registerJsonParser(fastify: FastifyInstance): void {
       const where = inexact.path === '' ? 'The body' : inexact.path;
       done(
         new InvalidError(
-          `${where} is the number ${shorten(inexact.literal)}, which cannot be stored exactly ` +
+          `${where} is the number ${shortened(inexact.literal)}, which cannot be stored exactly ` +
             '(a JSON number is kept as a 64-bit float: integers up to 2^53, about 16 significant digits); send it as a string',
         ),
         undefined,
