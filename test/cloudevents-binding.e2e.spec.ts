@@ -5,7 +5,7 @@ import { expectError } from './support/expect-error';
 import { bearer, token } from './support/tokens';
 
 /**
- * The CloudEvents HTTP binding (extensions.md section 1) as the official
+ * The CloudEvents HTTP binding (docs/api.md, "Content modes") as the official
  * JavaScript SDK (npm `cloudevents` 10) and hand-made requests exercise it
  * against the listening service: binary, structured and batched modes, the
  * spec-legal attribute names, and the cloudevents/conformance HTTP cases

@@ -469,7 +469,7 @@ describe('a web app with Apollo Client (InMemoryCache)', () => {
   });
 });
 
-describe('schema (interface.md names and nullability)', () => {
+describe('schema (docs/api.md names and nullability)', () => {
   it('matches the contract for every type, input, query and mutation', async () => {
     const { GraphQLSchemaHost } = await import('@nestjs/graphql');
     const { printType } = await import('graphql');

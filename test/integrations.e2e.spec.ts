@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
 
 /**
- * The alert receivers (extensions.md section 2): Grafana's cited payload posted
+ * The alert receivers (docs/api.md, "Alert sources"): Grafana's cited payload posted
  * as Grafana sends it, and a real Prometheus Alertmanager pointed at the
  * running service with an integration key (created through the API, as an
  * operator would) as its bearer credential.

@@ -11,7 +11,7 @@ import { bearer, token } from './support/tokens';
 import { startFakeOpa } from './policy/fake-opa';
 
 /**
- * Section 3 of extensions.md, read with real clients: the `eventsource`
+ * Live delivery (docs/api.md), read with real clients: the `eventsource`
  * package (and fetch, for what EventSource hides) against the listening server.
  */
 

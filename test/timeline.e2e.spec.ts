@@ -421,7 +421,7 @@ describe('GET /api/v1/incidents/{id}/timeline/export', () => {
     expect(res.body[0]).toMatchObject({ specversion: '1.0', subject: `incident/${id}`, 'im.actor': 'alice', data: { title: 'Login errors' } });
   });
 
-  it('renders Markdown in the layout of interface.md, with event text that cannot forge structure', async () => {
+  it('renders Markdown in the layout of docs/api.md, with event text that cannot forge structure', async () => {
     const res = await exporting('?format=markdown').expect(200);
     expect(res.headers['content-type']).toBe('text/markdown; charset=utf-8');
     const text = res.text.replace(/Generated: \S+/, 'Generated: <now>');

@@ -4,7 +4,7 @@ import { bearer, token } from './support/tokens';
 import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
- * Deliveries as a receiver sees them (extensions.md section 4): real HTTP
+ * Deliveries as a receiver sees them (docs/api.md, "Webhooks"): real HTTP
  * endpoints in this process, each delivery verified with `standardwebhooks`.
  * Private networks are allowed here (the receivers are on loopback); the
  * refusal is tested in webhooks.e2e.spec.ts and webhook-sender.spec.ts.

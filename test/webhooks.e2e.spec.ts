@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
 
 /**
- * Registering webhooks as an administrator does (extensions.md section 4):
+ * Registering webhooks as an administrator does (docs/api.md, "Webhooks"):
  * the registration API, its roles, the secret shown once and never stored in
  * clear, and the refusal of private addresses in any spelling.
  */

@@ -44,7 +44,7 @@ export interface WebhooksConfig {
 
 /**
  * WEBHOOK_/PUSH_ALLOW_PRIVATE_NETWORKS: for development and tests only
- * (extensions.md): in production they would let anyone who registers a
+ * (docs/security.md): in production they would let anyone who registers a
  * webhook or a push subscription reach the service's own network.
  */
 function allowPrivateNetworks(env: Env, name: string, appEnv: AppConfig['env']): boolean {

@@ -19,7 +19,7 @@ export interface RecordedEvent {
   /** RFC 3339 UTC time the store committed the event. */
   recordedAt: string;
   event: CloudEvent;
-  /** The event's salts and chain links (docs/_pending/ledger.md): given by readStream and by append, not by readAll. */
+  /** The event's salts and chain links (docs/api.md, "Verifiable ledger"): given by readStream and by append, not by readAll. */
   ledger?: LedgerRecord;
 }
 

@@ -1,4 +1,4 @@
-// The verifiable ledger's proofs (docs/_pending/ledger.md): pure computation, no I/O, shared by
+// The verifiable ledger's proofs (docs/api.md, "Verifiable ledger"): pure computation, no I/O, shared by
 // the event stores (links on append), the service (exports, signed heads) and `npm run verify`.
 export * from './bundle';
 export * from './bundle-runs';

@@ -84,6 +84,6 @@ export const DiagnosticsApiDocs = {
 
   unimplemented: apiDocs(
     ApiErrors(404),
-    ApiOperation({ summary: 'Planned in interface.md, not offered in this version: answers 404 by contract', deprecated: true }),
+    ApiOperation({ summary: 'Planned in the seed contract, not offered in this version: answers 404 by contract', deprecated: true }),
   ),
 };

@@ -187,7 +187,7 @@ export class ValidationService {
     return `${queries} queries, ${mutations} mutations`;
   }
 
-  /** The socket server takes upgrades at the GraphQL path, and the schema serves the subscriptions of extensions.md. */
+  /** The socket server takes upgrades at the GraphQL path, and the schema serves the subscriptions of docs/api.md. */
   private graphqlSubscriptions(): string {
     const { accepting, open } = this.modules.get(GraphqlWsServer, { strict: false }).status();
     if (!accepting) throw new Error(`no WebSocket server is taking upgrades at ${GRAPHQL_PATH}`);

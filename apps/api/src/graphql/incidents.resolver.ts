@@ -39,7 +39,7 @@ export class IncidentsResolver {
   })
   async myIncidents(
     @GqlPrincipal() caller: Principal,
-    // `Int = 20` as interface.md has it: an explicit null means the default.
+    // `Int = 20` as docs/api.md has it: an explicit null means the default.
     @Args('limit', { type: () => Int, nullable: true, defaultValue: MY_INCIDENTS_DEFAULT_LIMIT }) requested: number | null,
     @Args('status', { type: () => [Status], nullable: true }) status?: Status[],
     @Args('severity', { type: () => [Severity], nullable: true }) severity?: Severity[],

@@ -13,7 +13,7 @@ import { subscriptionPayloads } from './subscription-payloads';
 const holdsRole = (caller: Principal, incident: DomainIncident) => Object.values(incident.roles ?? {}).includes(caller.sub);
 
 /**
- * The subscriptions (extensions.md, section 3), over graphql-ws only
+ * The subscriptions (docs/api.md, "Live delivery"), over graphql-ws only
  * (graphql-ws.server.ts checks roles before they start). Each follows the
  * ledger through LiveFeed, which shows the subscriber only what a read would:
  * withheld incidents and events never arrive, notes arrive redacted. What would

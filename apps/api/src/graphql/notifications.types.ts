@@ -1,6 +1,6 @@
 import { Field, GraphQLISODateTime, ID, InputType, ObjectType, registerEnumType } from '@nestjs/graphql';
 
-/** Spelled as extensions.md §5 has them (lowercase: the same words as the mail and push payload's `trigger`). */
+/** Spelled as docs/api.md, "Notifications" has them (lowercase: the same words as the mail and push payload's `trigger`). */
 export enum NotificationTrigger {
   assigned = 'assigned',
   declared_ic = 'declared_ic',

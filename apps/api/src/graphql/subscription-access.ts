@@ -4,7 +4,7 @@ import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 /** A token holding at least one role, whichever. */
 const ANY_ROLE = 'any';
 
-/** The role each subscription needs (extensions.md, section 3); a socket that asks without it is closed with 4403. */
+/** The role each subscription needs (docs/api.md, "Live delivery"); a socket that asks without it is closed with 4403. */
 export const SUBSCRIPTION_ROLES: Record<string, string> = {
   incidentUpdated: ANY_ROLE,
   myIncidentsChanged: ANY_ROLE,

@@ -26,7 +26,7 @@ export type VerifyAnswer =
   | { intact: false; chain: Chain; broken_at: { n: number; event_id: string | null; reason: string } };
 
 /**
- * Exports of the verifiable ledger (docs/_pending/ledger.md): the caller's chain is their
+ * Exports of the verifiable ledger (docs/api.md, "Verifiable ledger"): the caller's chain is their
  * clearance; each event they are shown carries its link and the salts of what they see.
  */
 @Injectable()

@@ -16,7 +16,7 @@ export function notificationMail(content: NotificationContent): { subject: strin
   };
 }
 
-/** The push payload (extensions.md §5): exactly these fields, as JSON. */
+/** The push payload (docs/api.md, "Notifications"): exactly these fields, as JSON. */
 export function notificationPayload({ incident_id, title, severity, status, trigger, url }: NotificationContent): string {
   return JSON.stringify({ incident_id, title, severity, status, trigger, url });
 }

@@ -1,6 +1,6 @@
 /** When a failed delivery is tried again, and when it is given up. */
 export interface RetryScheduleOptions {
-  /** The first pause (extensions.md: 5 s). */
+  /** The first pause (docs/api.md, "Webhooks": 5 s). */
   initialMs: number;
   /** How long after the first attempt retries go on (WEBHOOK_RETRY_HOURS). */
   windowMs: number;

@@ -1,6 +1,6 @@
 import { InvalidError } from '@im/incidents';
 
-/** `ledger`: the bundle of the verifiable ledger (docs/_pending/ledger.md). */
+/** `ledger`: the bundle of the verifiable ledger (docs/api.md, "Verifiable ledger"). */
 export const TIMELINE_EXPORT_FORMATS = ['json', 'markdown', 'ledger'] as const;
 export type TimelineExportFormat = (typeof TIMELINE_EXPORT_FORMATS)[number];
 

@@ -34,7 +34,7 @@ const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).
 const dataValue = (value: unknown) => inline(typeof value === 'string' ? value : JSON.stringify(value));
 
 /**
- * The Markdown export layout of interface.md, ending with the signed head of the reader's
+ * The Markdown export layout of docs/api.md, ending with the signed head of the reader's
  * chain and how to verify it (paragraphs only: no rule or list, which stand for events).
  */
 export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntry[], generatedAt: string, head?: SignedHead): string {

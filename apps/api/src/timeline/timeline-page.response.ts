@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { TimelineEventView } from '@im/read-models';
 import type { TimelinePage } from './timeline-reader.service';
 
-/** A page of timeline events as answered (interface.md). */
+/** A page of timeline events as answered (docs/api.md). */
 export interface TimelinePageResponse {
   events: TimelineEventView[];
   next_cursor: string | null;

@@ -11,7 +11,7 @@ export interface CreateWebhookInput {
   description: string | null;
 }
 
-/** What a registration sees by default (extensions.md section 4): internal, no data class. */
+/** What a registration sees by default (docs/api.md, "Webhooks"): internal, no data class. */
 export const DEFAULT_WEBHOOK_CLEARANCE: Visibility = 'internal';
 
 const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');

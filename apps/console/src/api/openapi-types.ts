@@ -370,7 +370,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[0]"];
@@ -390,7 +390,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[1]"];
@@ -410,7 +410,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[2]"];
@@ -430,7 +430,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[3]"];
@@ -450,7 +450,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[4]"];
@@ -470,7 +470,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[5]"];
@@ -490,7 +490,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[6]"];
@@ -510,7 +510,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[7]"];
@@ -530,7 +530,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Planned in interface.md, not offered in this version: answers 404 by contract
+         * Planned in the seed contract, not offered in this version: answers 404 by contract
          * @deprecated
          */
         get: operations["DiagnosticsController_unimplemented[8]"];

@@ -3,7 +3,7 @@ import { ROLE_ASSIGNED_TYPE, SEVERITY_CHANGED_TYPE, type LedgerEvent, transition
 import type { NotificationSettings } from '../notification-preferences';
 import { quietHoursEnd } from './quiet-hours';
 
-/** Why a responder is notified (extensions.md §5): the values are a public contract. */
+/** Why a responder is notified (docs/api.md, "Notifications"): the values are a public contract. */
 export const NOTIFICATION_TRIGGERS = ['assigned', 'declared_ic', 'severity_changed', 'status_changed'] as const;
 export type NotificationTrigger = (typeof NOTIFICATION_TRIGGERS)[number];
 

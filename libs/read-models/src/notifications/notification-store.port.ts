@@ -1,7 +1,7 @@
 /** Nest injection token of the NotificationStore port. */
 export const NOTIFICATION_STORE = Symbol('NOTIFICATION_STORE');
 
-/** What mail and push carry (extensions.md §5): never timeline content. */
+/** What mail and push carry (docs/api.md, "Notifications"): never timeline content. */
 export interface NotificationContent {
   incident_id: string;
   title: string;

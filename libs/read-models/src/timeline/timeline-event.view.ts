@@ -1,6 +1,6 @@
 import type { TimelineEntry } from './timeline-entry';
 
-/** A timeline event as read (interface.md); `created_at` only on the single-event read. */
+/** A timeline event as read (docs/api.md); `created_at` only on the single-event read. */
 export interface TimelineEventView {
   id: string;
   incident_id: string;
