@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { INCIDENT_QUERIES, type IncidentQueries } from '@im/read-models';
 import firing from './fixtures/alertmanager-firing.json';
 import { grafanaFiring, grafanaResolved } from './fixtures/grafana-webhook';
 import { type Alertmanager, alertmanagerSkipReason, startAlertmanager } from './support/alertmanager';
 import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
+import { WebhookReceiver } from './support/webhook-receiver';
 
 /**
  * The alert receivers (docs/api.md, "Alert sources"): Grafana's cited payload posted
@@ -23,7 +26,8 @@ let store: EventStore;
 let storageFails: string | undefined;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The webhook receiver of the Alertmanager tests listens on loopback.
+  t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   store = t.app.get<EventStore>(EVENT_STORE);
   const append = store.append.bind(store);
   store.append = (...args) => (storageFails ? Promise.reject(Object.assign(new Error('storage fault'), { code: storageFails })) : append(...args));
@@ -36,6 +40,8 @@ const post = (sender: 'alertmanager' | 'grafana', body: unknown, headers: Record
 const incident = async (id: string) => (await t.http().get(`/api/v1/incidents/${id}`).set(AUTH).expect(200)).body;
 const alertEvents = async (id: string) =>
   ((await t.http().get(`/api/v1/incidents/${id}/timeline?type=im.alert.*&order=asc`).set(AUTH).expect(200)).body.events as { event_type: string; data: Record<string, unknown> }[]);
+/** The incident read model's services (the REST Incident does not show them). */
+const servicesOf = async (id: string) => (await t.app.get<IncidentQueries>(INCIDENT_QUERIES).findById(id))?.services;
 const incidentTitled = async (title: string) =>
   ((await t.http().get('/api/v1/incidents?limit=100').set(AUTH).expect(200)).body as { id: string; title: string }[]).filter((i) => i.title === title);
 
@@ -57,7 +63,7 @@ describe('POST /api/v1/integrations/grafana', () => {
     expect(events.map((e) => e.event_type)).toEqual(['im.alert.trigger', 'im.alert.resolve']);
     expect(events[0].data).toEqual(
       expect.objectContaining({
-        services: ['checkout'],
+        service: 'checkout',
         labels: grafanaFiring.alerts[0].labels,
         annotations: expect.objectContaining({ runbook_url: 'https://runbooks.example/checkout-latency' }),
         generatorURL: grafanaFiring.alerts[0].generatorURL,
@@ -66,8 +72,26 @@ describe('POST /api/v1/integrations/grafana', () => {
       }),
     );
 
+    expect(events[0].data).not.toHaveProperty('services');
+    expect(await servicesOf(id)).toEqual(['checkout']);
+
     const mobile = await t.http().post('/api/v1/graphql').set(AUTH).send({ query: `{ incidentStatus(id: "${id}") { alertsFiring } }` }).expect(200);
     expect(mobile.body).toEqual({ data: { incidentStatus: { alertsFiring: 0 } } });
+  });
+});
+
+describe('alert events stored before data.service', () => {
+  it('are read as stored (data.services: [name]): the incident takes the service, the timeline shows the event unchanged and the ledger verifies', async () => {
+    // What the receiver stored before: the service as a list of one.
+    const data = { title: 'Legacy alert', severity: 'SEV-2', services: ['legacy'], labels: { alertname: 'Legacy', job: 'legacy' }, annotations: {}, generatorURL: 'http://prometheus.example/graph', startsAt: '2026-11-20T10:00:00Z', endsAt: '0001-01-01T00:00:00Z' };
+    const event = { specversion: '1.0', id: randomUUID(), source: 'im://alertmanager/incident-service', type: 'im.alert.trigger', time: '2026-11-20T10:00:00Z', 'im.fingerprint': 'legacy-1', 'im.origin_id': 'legacy-1@2026-11-20T10:00:00Z', data };
+    const stored = await t.http().post('/api/v1/timeline/events').set({ ...bearer(WRITER), 'content-type': 'application/cloudevents+json' }).send(JSON.stringify(event)).expect(201);
+    const id = stored.body.incident_id;
+    expect(await servicesOf(id)).toEqual(['legacy']);
+    const { title: _title, ...shown } = data; // a timeline entry shows the title beside its data
+    expect((await alertEvents(id)).map((e) => e.data)).toEqual([shown]);
+    const auditor = bearer(token({ sub: 'auditor', roles: ['timeline.exporter'], clearance: 'internal' }));
+    expect((await t.http().get(`/api/v1/incidents/${id}/timeline/verify`).set(auditor).expect(200)).body).toMatchObject({ intact: true });
   });
 });
 
@@ -116,14 +140,25 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
 (skip ? describe.skip : describe)('a real Prometheus Alertmanager pointed at the service', () => {
   let am: Alertmanager;
   let keyId: string;
+  const hook = new WebhookReceiver();
   beforeAll(async () => {
+    const registered = await t
+      .http()
+      .post('/api/v1/webhooks')
+      .set(bearer(token({ sub: 'hook-admin', roles: ['webhooks.admin'] })))
+      .send({ url: await hook.start(), event_types: ['im.alert.*'] })
+      .expect(201);
+    hook.secret = registered.body.secret;
     const url = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
     const admin = bearer(token({ sub: 'ops-admin', roles: ['integrations.admin'] }));
     const created = await t.http().post('/api/v1/integration-keys').set(admin).send({ name: 'alertmanager', roles: ['timeline.writer'] }).expect(201);
     keyId = created.body.id;
     am = await startAlertmanager({ webhookUrl: `${url}/api/v1/integrations/alertmanager`, bearer: created.body.key, receiver: 'incident-service', groupBy: ['alertname'] });
   });
-  afterAll(() => am?.stop());
+  afterAll(async () => {
+    await am?.stop();
+    await hook.close();
+  });
 
   const labels = { alertname: 'CertExpiry', severity: 'warning', service: 'edge', instance: 'lb-1' };
 
@@ -140,7 +175,16 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
     const before = await am.metrics();
     await am.waitForMetrics((m) => m.requests >= before.requests + 1 && m.requestsFailed === 0);
     const triggers = await alertEvents(id);
-    expect(triggers.map((e) => [e.event_type, e.data.services])).toEqual([['im.alert.trigger', ['edge']]]);
+    expect(triggers.map((e) => [e.event_type, e.data.service])).toEqual([['im.alert.trigger', 'edge']]);
+    expect(triggers[0].data).not.toHaveProperty('services');
+    expect(await servicesOf(id)).toEqual(['edge']);
+    // A webhook consumer gets the same one string, in the signed CloudEvent.
+    const eventId = (triggers[0] as unknown as { id: string }).id;
+    await hook.waitFor(() => hook.received.some((r) => r.event?.id === eventId));
+    const delivered = hook.received.find((r) => r.event?.id === eventId)!;
+    expect(delivered.verifyError).toBeUndefined();
+    expect(delivered.event).toMatchObject({ type: 'im.alert.trigger', data: { service: 'edge', labels } });
+    expect(delivered.event!.data).not.toHaveProperty('services');
     // The timeline names the integration that wrote the alert.
     expect((triggers[0] as unknown as { actor: string }).actor).toBe(`integration:${keyId}`);
 
@@ -165,6 +209,6 @@ if (skip) console.info(`integrations.e2e: the real Alertmanager tests are ${skip
     expect(after.requestsFailed).toBeGreaterThanOrEqual(before.requestsFailed + 2);
     const [opened] = await incidentTitled('QueueBacklog');
     expect(await incident(opened.id)).toEqual(expect.objectContaining({ severity: 'SEV-1', alerts_firing: 1 }));
-    expect((await alertEvents(opened.id)).map((e) => [e.event_type, e.data.services])).toEqual([['im.alert.trigger', ['worker']]]);
+    expect((await alertEvents(opened.id)).map((e) => [e.event_type, e.data.service])).toEqual([['im.alert.trigger', 'worker']]);
   }, 60_000);
 });

@@ -284,6 +284,24 @@ describe('declarations through the timeline', () => {
     expect(state).not.toHaveProperty('labels');
   });
 
+  it("opens an alert's incident with its one data.service (the seed's key), and with the services: [name] of alerts stored before", () => {
+    const trigger = (data: Record<string, unknown>): LedgerEvent => ({ type: 'im.alert.trigger', incidentId: ID, time: T0, data });
+    expect(evolve(undefined, trigger({ title: 'Disk full', service: ' edge ' }))).toMatchObject({ services: ['edge'] });
+    expect(evolve(undefined, trigger({ title: 'Disk full', services: ['edge'] }))).toMatchObject({ services: ['edge'] });
+    expect(evolve(undefined, trigger({ title: 'Disk full', services: ['a', 'b'], service: 'c' }))).toMatchObject({ services: ['a', 'b'] });
+    expect(evolve(undefined, trigger({ title: 'Disk full', service: 7 }))).not.toHaveProperty('services');
+    expect(record('im.alert.trigger', { service: 'edge' })).toEqual([{ type: 'im.alert.trigger', incidentId: ID, time: T0, data: { service: 'edge' } }]);
+  });
+
+  it.each([
+    ['not text', 7],
+    ['blank', ' '],
+    ['over 200 characters', 'x'.repeat(201)],
+  ])('refuses an opening event whose service is %s', (_, service) => {
+    expect(() => record('im.alert.trigger', { service })).toThrow(/service must be a non-empty name of at most 200 characters/);
+    expect(() => record('im.incident.declare', { ...title, service })).toThrow(/service must be a non-empty name/);
+  });
+
   it('stores a valid declaration as it came', () => {
     const data = { ...title, services: ['api'], labels: { team: 'payments' } };
     expect(record('im.incident.declare', data)).toEqual([{ type: 'im.incident.declare', incidentId: ID, time: T0, data }]);

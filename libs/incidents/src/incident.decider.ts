@@ -73,6 +73,19 @@ function validServices(services: unknown): string[] | undefined {
   return services.map((s: string) => s.trim());
 }
 
+/**
+ * `service`, the seed's data key: one name (an alert's, from its labels),
+ * kept as the incident's list of one. Alert events stored before it was used
+ * carry `services: [name]`, which validServices reads as before.
+ */
+function validService(service: unknown): string[] | undefined {
+  if (service === undefined || service === null) return undefined;
+  if (typeof service !== 'string' || service.trim() === '' || service.length > SHORT_TEXT_MAX) {
+    throw new InvalidError(`service must be a non-empty name of at most ${SHORT_TEXT_MAX} characters`);
+  }
+  return [service.trim()];
+}
+
 /** Labels are flat key → text pairs, like Kubernetes labels. */
 function validLabels(labels: unknown): Record<string, string> | undefined {
   if (labels === undefined || labels === null) return undefined;
@@ -117,7 +130,7 @@ function validSeverity(severity: unknown): Severity {
  * The optional fields an incident is opened with, checked the same way
  * whichever path opens it (REST, GraphQL, a timeline declare, an alert).
  */
-function validDetails(fields: { description?: unknown; services?: unknown; labels?: unknown }) {
+function validDetails(fields: { description?: unknown; services?: unknown; service?: unknown; labels?: unknown }) {
   const { description } = fields;
   if (description !== undefined && typeof description !== 'string') {
     throw new InvalidError('description must be a string');
@@ -125,7 +138,9 @@ function validDetails(fields: { description?: unknown; services?: unknown; label
   if (description !== undefined && description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidError(`description must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
   }
-  return { description, services: validServices(fields.services), labels: validLabels(fields.labels) };
+  // Both are checked; a list, when given, is the incident's services.
+  const service = validService(fields.service);
+  return { description, services: validServices(fields.services) ?? service, labels: validLabels(fields.labels) };
 }
 
 function decideDeclare(command: DeclareIncident, state: IncidentState): IncidentEvent[] {
@@ -241,7 +256,7 @@ function opened(event: LedgerEvent, title: string, severity: Severity, data: Rec
     updatedAt: event.time,
   };
   if (typeof data.description === 'string') incident.description = data.description;
-  const services = unlessInvalid(validServices, data.services);
+  const services = unlessInvalid(validServices, data.services) ?? unlessInvalid(validService, data.service);
   if (services) incident.services = services;
   const labels = unlessInvalid(validLabels, data.labels);
   if (labels) incident.labels = labels;

@@ -21,7 +21,7 @@ describe('alertEvent: one webhook alert as its ledger event', () => {
       data: {
         title: 'Disk almost full on db-1:9100',
         severity: 'SEV-1',
-        services: ['payments'],
+        service: 'payments',
         labels: alert.labels,
         annotations: alert.annotations,
         generatorURL: alert.generatorURL,
@@ -43,7 +43,7 @@ describe('alertEvent: one webhook alert as its ledger event', () => {
         'im.origin_id': 'c6eadffa33fcdf37@2024-06-04T09:51:03.157076+02:00:resolved',
       }),
     );
-    expect(event.data).toEqual(expect.objectContaining({ title: 'Checkout p99 latency above 2 s in eu-west-1', severity: 'SEV-2', services: ['checkout'] }));
+    expect(event.data).toEqual(expect.objectContaining({ title: 'Checkout p99 latency above 2 s in eu-west-1', severity: 'SEV-2', service: 'checkout' }));
     expect(checkCloudEvent(event).ok).toBe(true);
   });
 
@@ -70,10 +70,11 @@ describe('alertEvent: one webhook alert as its ledger event', () => {
 
   it('takes the title from annotations.summary, else labels.alertname, else none (the incident is named after the fingerprint); the service from labels.service, else labels.job', () => {
     const data = (labels: Record<string, string>, annotations: Record<string, string> = {}) => alertEvent(withLabels(labels, annotations), 'alertmanager', 'im', 'e').data;
-    expect(data({ alertname: 'HighLoad', job: 'node' }, { summary: '  ' })).toEqual(expect.objectContaining({ title: 'HighLoad', services: ['node'] }));
-    expect(data({ job: 'node', service: 'api' })).toEqual(expect.objectContaining({ services: ['api'] }));
+    expect(data({ alertname: 'HighLoad', job: 'node' }, { summary: '  ' })).toEqual(expect.objectContaining({ title: 'HighLoad', service: 'node' }));
+    expect(data({ job: 'node', service: 'api' })).toEqual(expect.objectContaining({ service: 'api' }));
+    expect(data({ job: 'node' })).not.toHaveProperty('services');
     expect(data({})).not.toHaveProperty('title');
-    expect(data({})).not.toHaveProperty('services');
+    expect(data({})).not.toHaveProperty('service');
     expect(data({ alertname: 'x' }, { summary: 'y'.repeat(600) })?.title).toHaveLength(500);
   });
 
