@@ -70,4 +70,38 @@ describe('redactEntry', () => {
     expect(kept.entry.correlationKey).toBe('customer-ann-smith');
     expect(kept.entry).not.toHaveProperty('fingerprint');
   });
+
+  describe('lists only what the event has to hide (every listed path must be a committed member of the ledger)', () => {
+    const entryOf = (fields: Record<string, unknown>) =>
+      toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: { ...event, ...fields } as CloudEvent });
+    const all: PolicyDecision = { visible: true, redact: ['content', 'data', 'actor'] };
+
+    it('does not list the actor of an event without im.actor: its actor is the source, shown to everyone', () => {
+      const { 'im.actor': _actor, ...rest } = event as unknown as Record<string, unknown>;
+      const shown = redactEntry(toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: rest as unknown as CloudEvent }), all, rules);
+      expect(shown.redacted).toEqual(['content', 'title', 'data.content']);
+      expect(shown.entry.actor).toBe('im://crm');
+      expect(shown.entry.event).not.toHaveProperty('im.actor');
+    });
+
+    it('does not list a content or title the event does not have', () => {
+      expect(redactEntry(entryOf({ data: { host: 'db-1', severity: 'SEV-2' } }), all, rules).redacted).toEqual(['data.host', 'actor']);
+      expect(redactEntry(entryOf({ data: undefined }), all, rules).redacted).toEqual(['actor']);
+    });
+
+    it('hides data that is not an object whole, as one member', () => {
+      for (const data of ['ann@example.com', ['ann'], 42, null]) {
+        const shown = redactEntry(entryOf({ data }), all, rules);
+        expect(shown.redacted).toEqual(['data', 'actor']);
+        expect(shown.entry.event.data).toBe('[REDACTED]');
+        expect(shown.entry.data).toEqual({});
+      }
+    });
+
+    it('hides the members the content comes from even when only the content is redacted', () => {
+      const shown = redactEntry(entryOf({ data: { description: 'ann called', host: 'db-1' } }), { visible: true, redact: ['content'] }, rules);
+      expect(shown.redacted).toEqual(['content', 'data.description']);
+      expect(shown.entry.event.data).toEqual({ description: '[REDACTED]', host: 'db-1' });
+    });
+  });
 });

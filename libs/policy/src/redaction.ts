@@ -11,17 +11,21 @@ export interface RedactedEntry {
 
 type Redaction = TimelinePolicy['redaction'];
 
-/** The data object with every value but the kept keys replaced; returns the keys it replaced. */
-function redactData(data: Record<string, unknown>, rules: Redaction): [Record<string, unknown>, string[]] {
+/** The data members the read view's content is taken from (toTimelineEntry): hiding the content hides them. */
+const CONTENT_KEYS = ['content', 'description', 'message'];
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The data object with the hidden keys' values replaced; returns the keys it replaced. Built by fromEntries, so a key named __proto__ stays a key. */
+function redactData(data: Record<string, unknown>, hidden: (key: string) => boolean, replacement: string): [Record<string, unknown>, string[]] {
   const replaced: string[] = [];
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
-    if (rules.data_keys_kept.includes(key)) out[key] = value;
-    else {
-      out[key] = rules.replacement;
+  const out = Object.fromEntries(
+    Object.entries(data).map(([key, value]) => {
+      if (!hidden(key)) return [key, value];
       replaced.push(key);
-    }
-  }
+      return [key, replacement];
+    }),
+  );
   return [out, replaced];
 }
 
@@ -49,23 +53,34 @@ export function redactEntry(entry: TimelineEntry, decision: PolicyDecision, rule
   const redacted: string[] = [];
   const event = allowListed(entry.event, rules);
   const { correlationKey: _key, fingerprint: _fingerprint, ...view } = entry;
-  if (decision.redact.includes('content')) {
+  const data = decision.redact.includes('data');
+  const content = decision.redact.includes('content');
+  const hidden = (key: string) => (data && !rules.data_keys_kept.includes(key)) || (content && CONTENT_KEYS.includes(key));
+  // A path is listed only where the event has a value it hides: the ledger's verifier holds every listed path to a committed member.
+  if (content && entry.content !== '') {
     view.content = rules.replacement;
     redacted.push('content');
   }
-  if (decision.redact.includes('data')) {
-    const [data, keys] = redactData(entry.data, rules);
-    view.data = data;
-    if (typeof entry.event.data?.title === 'string' && !rules.data_keys_kept.includes('title')) {
+  const stored: unknown = entry.event.data;
+  if (isObject(stored)) {
+    if (typeof stored.title === 'string' && hidden('title')) {
       view.title = rules.replacement;
       redacted.push('title');
     }
+    const [shown, keys] = redactData(entry.data, hidden, rules.replacement);
+    view.data = shown;
     redacted.push(...keys.map((key) => `data.${key}`));
-    if (entry.event.data) event.data = redactData(entry.event.data, rules)[0];
+    event.data = redactData(stored, hidden, rules.replacement)[0];
+  } else if (data && stored !== undefined) {
+    // Data that is not an object (an array, a string, a number, null: stored by earlier versions or written directly) is hidden whole.
+    view.data = {};
+    (event as unknown as Record<string, unknown>).data = rules.replacement;
+    redacted.push('data');
   }
-  if (decision.redact.includes('actor')) {
+  if (decision.redact.includes('actor') && event['im.actor'] !== undefined) {
+    // Without im.actor the actor shown is the event's source, which every reader is shown: nothing to hide.
     view.actor = rules.replacement;
-    if (event['im.actor'] !== undefined) event['im.actor'] = rules.replacement;
+    event['im.actor'] = rules.replacement;
     redacted.push('actor');
   }
   const shown: TimelineEntry = { ...view, event: { ...event, 'im.redacted': redacted } as CloudEvent };
