@@ -82,6 +82,8 @@ function asLedgerAttribute(value: unknown): LedgerAttribute | undefined {
 /** The pointers a path of `im.redacted` stands for (the read view's names: content and title are data members). */
 const REDACTED_PATHS: Record<string, string[]> = {
   actor: ['/im.actor'],
+  // The sender: a data member, or the attribute of an event whose data is binary (docs/security.md, "Who wrote an event").
+  sender: ['/data/im.sender', '/im.sender'],
   title: ['/data/title'],
   data: ['/data'],
   content: ['/data/content', '/data/description', '/data/message'],

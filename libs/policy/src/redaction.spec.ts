@@ -104,4 +104,38 @@ describe('redactEntry', () => {
       expect(shown.entry.event.data).toEqual({ description: '[REDACTED]', host: 'db-1' });
     });
   });
+
+  describe('the sender (who wrote the event) is hidden exactly where the actor is', () => {
+    const relayed = (fields: Record<string, unknown>) =>
+      toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: { ...event, ...fields } as CloudEvent });
+    const fromBridge = relayed({ data: { content: 'ann called', severity: 'SEV-2', 'im.sender': 'ann-bridge' } });
+
+    it('is read beside the actor, out of the data', () => {
+      expect(fromBridge.sender).toBe('ann-bridge');
+      expect(fromBridge.data).toEqual({ content: 'ann called', severity: 'SEV-2' });
+    });
+
+    it('is replaced, and listed, where the actor is', () => {
+      const shown = redactEntry(fromBridge, { visible: true, redact: ['content', 'data', 'actor'] }, rules);
+      expect(shown.entry.sender).toBe('[REDACTED]');
+      expect(shown.entry.event.data).toEqual({ content: '[REDACTED]', severity: 'SEV-2', 'im.sender': '[REDACTED]' });
+      expect(shown.redacted).toEqual(['content', 'data.content', 'actor', 'sender']);
+      expect(JSON.stringify(shown)).not.toContain('ann-bridge');
+    });
+
+    it('is shown where only the data is hidden, as the actor is', () => {
+      const shown = redactEntry(fromBridge, { visible: true, redact: ['content', 'data'] }, rules);
+      expect(shown.entry.sender).toBe('ann-bridge');
+      expect(shown.entry.event.data).toEqual({ content: '[REDACTED]', severity: 'SEV-2', 'im.sender': 'ann-bridge' });
+      expect(shown.redacted).not.toContain('sender');
+    });
+
+    it('is hidden when recorded as the attribute of binary data too', () => {
+      const binary = relayed({ data: undefined, 'im.sender': 'ann-bridge' });
+      expect(binary.sender).toBe('ann-bridge');
+      const shown = redactEntry(binary, { visible: true, redact: ['content', 'data', 'actor'] }, rules);
+      expect(shown.entry.event).toMatchObject({ 'im.sender': '[REDACTED]', 'im.redacted': ['actor', 'sender'] });
+      expect(redactEntry(binary, { visible: true, redact: ['content', 'data'] }, rules).entry.event['im.sender' as 'id']).toBe('ann-bridge');
+    });
+  });
 });

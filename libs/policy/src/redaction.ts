@@ -1,4 +1,4 @@
-import type { CloudEvent } from '@im/cloudevents';
+import { type CloudEvent, SENDER } from '@im/cloudevents';
 import type { TimelineEntry } from '@im/read-models';
 import type { PolicyDecision } from './policy.port';
 import type { TimelinePolicy } from './timeline-policy';
@@ -31,13 +31,13 @@ function redactData(data: Record<string, unknown>, hidden: (key: string) => bool
 
 /**
  * What a redacted event shows of the CloudEvent: only the allow-listed
- * attributes, plus `im.actor` and `data` for the decision to replace. Anything
+ * attributes, plus `im.actor`, the sender and `data` for the decision to replace. Anything
  * else (`data_base64`, `im.origin_id`, `im.correlation_key`, `im.fingerprint`,
  * extensions the service does not know) is left out, so a new attribute is
  * hidden until the policy file names it.
  */
 function allowListed(event: CloudEvent, rules: Redaction): CloudEvent {
-  const kept = new Set([...rules.attributes_kept, 'im.actor', 'data']);
+  const kept = new Set([...rules.attributes_kept, 'im.actor', SENDER, 'data']);
   return Object.fromEntries(Object.entries(event).filter(([name]) => kept.has(name))) as unknown as CloudEvent;
 }
 
@@ -55,7 +55,9 @@ export function redactEntry(entry: TimelineEntry, decision: PolicyDecision, rule
   const { correlationKey: _key, fingerprint: _fingerprint, ...view } = entry;
   const data = decision.redact.includes('data');
   const content = decision.redact.includes('content');
-  const hidden = (key: string) => (data && !rules.data_keys_kept.includes(key)) || (content && CONTENT_KEYS.includes(key));
+  // The sender names a person as much as the actor does: it is hidden exactly when the actor is.
+  const actor = decision.redact.includes('actor');
+  const hidden = (key: string) => (key === SENDER ? actor : (data && !rules.data_keys_kept.includes(key)) || (content && CONTENT_KEYS.includes(key)));
   // A path is listed only where the event has a value it hides: the ledger's verifier holds every listed path to a committed member.
   if (content && entry.content !== '') {
     view.content = rules.replacement;
@@ -77,11 +79,18 @@ export function redactEntry(entry: TimelineEntry, decision: PolicyDecision, rule
     (event as unknown as Record<string, unknown>).data = rules.replacement;
     redacted.push('data');
   }
-  if (decision.redact.includes('actor') && event['im.actor'] !== undefined) {
+  if (actor && event['im.actor'] !== undefined) {
     // Without im.actor the actor shown is the event's source, which every reader is shown: nothing to hide.
     view.actor = rules.replacement;
     event['im.actor'] = rules.replacement;
     redacted.push('actor');
+  }
+  if (actor) {
+    // Recorded in data (replaced above), or as the attribute of an event whose data is binary.
+    const attribute = SENDER in event;
+    if (attribute) (event as unknown as Record<string, unknown>)[SENDER] = rules.replacement;
+    if (entry.sender !== undefined) view.sender = rules.replacement;
+    if (attribute || entry.sender !== undefined) redacted.push('sender');
   }
   const shown: TimelineEntry = { ...view, event: { ...event, 'im.redacted': redacted } as CloudEvent };
   if (event['im.correlation_key'] !== undefined) shown.correlationKey = event['im.correlation_key'];

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type CloudEvent, DATA_CLASSES, VISIBILITIES } from '@im/cloudevents';
+import { type CloudEvent, DATA_CLASSES, SENDER, VISIBILITIES, withSender } from '@im/cloudevents';
 import type { AppConfig } from '@im/config';
 import { SqliteEventStore } from '@im/event-store/sqlite';
-import { describeVerdict } from '@im/ledger-proof';
+import { canonicalizeReference as canonicalize, describeVerdict } from '@im/ledger-proof';
 import { EmbeddedPdp, loadTimelinePolicy } from '@im/policy';
 import type { Principal } from '../auth/principal';
 import type { IncidentQueryService } from '../incidents/incident-query.service';
@@ -49,6 +50,7 @@ const data = fc.oneof(
   fc.constant(policy.redaction.replacement),
 );
 const optional = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
+const rare = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary, weight: 1 });
 
 const eventFields = fc.record({
   type: fc.constantFrom('im.incident.note', 'im.alert.trigger', 'im.incident.ack', 'im.custom.thing'),
@@ -56,26 +58,69 @@ const eventFields = fc.record({
   'im.visibility': optional(fc.constantFrom(...VISIBILITIES)),
   'im.data_class': optional(fc.subarray([...DATA_CLASSES])),
   data: optional(data),
-  data_base64: optional(fc.constant('aGVsbG8=')),
-  datacontenttype: optional(fc.constantFrom('application/json', 'text/plain')),
+  data_base64: rare(fc.constant('aGVsbG8=')),
+  datacontenttype: rare(fc.constantFrom('application/json', 'text/plain')),
   'im.origin_id': optional(fc.constant('origin-1')),
   'im.correlation_key': optional(placeholderOr(fc.constant('ck-1'))),
   'im.fingerprint': optional(fc.constant('fp-1')),
   dataschema: optional(fc.constant('https://example.com/s')),
   x_email: optional(fc.constant('someone@example.com')),
+  // Recorded by this version (in data, or as an attribute beside binary data); absent on events stored before.
+  sender: optional(placeholderOr(fc.constantFrom('sender-alice', 'sender-relay'))),
+  // Half the events (notes, lifecycle events) carry no attribute beyond §7's list.
+  plain: fc.boolean(),
 });
 
 const readerOf = fc.record({ clearance: fc.constantFrom(...VISIBILITIES), dataAccess: fc.subarray([...DATA_CLASSES]) });
 
-let incidentCount = 0;
+/**
+ * The link of an exported event as a verifier written from extensions.md §7's text alone computes
+ * it (JCS by canonicalize, the reference): the redactable members are `/im.actor`, every member of an object `data` but `severity`
+ * and `service` (else `/data`) and `/data_base64` (present, or left out and committed), and
+ * every other attribute stays in clear.
+ */
+function literalLinkHash(event: Record<string, unknown>): string {
+  const ledger = event['im.ledger'] as { chain: string; n: number; prev: string | null; salts: Record<string, string>; commitments: Record<string, string> };
+  const { 'im.ledger': _ledger, 'im.redacted': _redacted, ...form } = event;
+  const data = form.data;
+  const members = new Set<string>(Object.keys(ledger.commitments).filter((p) => p === '/im.actor' || p === '/data' || p === '/data_base64' || p.startsWith('/data/')));
+  if ('im.actor' in form) members.add('/im.actor');
+  if ('data_base64' in form) members.add('/data_base64');
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+    for (const key of Object.keys(data)) if (key !== 'severity' && key !== 'service') members.add(`/data/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  } else if ('data' in form) members.add('/data');
+  const sha = (text: Buffer | string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  for (const pointer of members) {
+    const names = pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parent = names.length === 2 ? ((form.data = { ...(form.data as object) }) as Record<string, unknown>) : form;
+    const name = names[names.length - 1];
+    const salt = ledger.salts[pointer];
+    const committed = salt === undefined ? ledger.commitments[pointer] : sha(Buffer.concat([Buffer.from(salt, 'base64url'), Buffer.from(canonicalize(parent[name])!, 'utf8')]));
+    Object.defineProperty(parent, name, { value: committed, enumerable: true, writable: true, configurable: true });
+  }
+  return sha(canonicalize({ chain: ledger.chain, n: ledger.n, prev: ledger.prev, event: form })!);
+}
 
-async function stored(fields: Record<string, unknown>[]): Promise<string> {
+/** Attributes the service's committed form commits beyond §7's list (docs/decisions.md, "The committed form commits more than …"). */
+const BEYOND_SECTION_7 = ['im.origin_id', 'im.correlation_key', 'im.fingerprint', 'dataschema', 'x_email', SENDER];
+
+let incidentCount = 0;
+let literalChecks = 0;
+/** Ids of stored events with an attribute beyond §7's list (a redacted export leaves it out, but the link commits it). */
+const beyondSection7 = new Set<string>();
+
+async function stored(fields: (Record<string, unknown> & { sender?: string; plain: boolean })[]): Promise<string> {
   const incidentId = `INC-P${++incidentCount}`;
   const events = fields.map((f, i) => {
     const event: Record<string, unknown> = { specversion: '1.0', id: `${incidentId}-e${i + 1}`, source: 'im://property', time: `2026-11-23T10:00:0${i}Z`, subject: `incident/${incidentId}` };
-    for (const [name, v] of Object.entries(f)) if (v !== undefined) event[name] = v;
-    return event as unknown as CloudEvent;
+    const { sender, plain, ...fields } = f;
+    for (const [name, v] of Object.entries(fields)) if (v !== undefined && !(plain && BEYOND_SECTION_7.includes(name))) event[name] = v;
+    if (sender === undefined) return event as unknown as CloudEvent;
+    // Data of other shapes is only stored by earlier versions or direct writes: give such an event the attribute.
+    const shaped = event.data === undefined || (typeof event.data === 'object' && event.data !== null && !Array.isArray(event.data));
+    return shaped ? withSender(event as unknown as CloudEvent, sender) : ({ ...event, [SENDER]: sender } as unknown as CloudEvent);
   });
+  for (const event of events) if (BEYOND_SECTION_7.some((name) => name in event)) beyondSection7.add(event.id);
   await store.append(`incident-${incidentId}`, events, 'no_stream');
   return incidentId;
 }
@@ -98,13 +143,26 @@ describe('every reader\'s export of an untampered ledger', () => {
           expect(answer.intact ? answer.chain : JSON.stringify(answer)).toBe(caller.clearance);
           const exported = await ledger.export(caller, incidentId, false);
           const bundle = ledger.bundle(incidentId, exported);
-          const verdict = await verifyBundleBytes(new Uint8Array(Buffer.from(JSON.stringify(bundle))), [keys.active], []);
+          const text = JSON.stringify(bundle);
+          const verdict = await verifyBundleBytes(new Uint8Array(Buffer.from(text)), [keys.active], []);
           expect(describeVerdict(verdict)).toMatch(/^intact: /);
+          // Whatever hides the actor hides the sender.
+          const actorHidden = (e: Record<string, unknown>) =>
+            ((e['im.data_class'] as string[] | undefined) ?? []).some((c) => policy.redaction.actor_redacted_for.includes(c) && !(caller.dataAccess as string[]).includes(c));
+          for (const event of bundle.events.filter(actorHidden)) {
+            expect(JSON.stringify(event)).not.toMatch(/sender-(alice|relay)/);
+          }
+          // A verifier written from §7's text alone checks every event that has no attribute beyond its list: senders included.
+          for (const event of bundle.events.filter((e) => !beyondSection7.has(e.id as string))) {
+            literalChecks++;
+            expect([event.id, literalLinkHash(event)]).toEqual([event.id, (event['im.ledger'] as { hash: string }).hash]);
+          }
           // The JSON export holds the same events, in the timeline's order.
           expect(new Set(inTimelineOrder(exported.events).map((e) => e.event))).toEqual(new Set(bundle.events));
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
+    expect(literalChecks).toBeGreaterThan(50);
   }, 60_000);
 });
