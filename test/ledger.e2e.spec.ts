@@ -10,7 +10,8 @@ import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
-const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer'] }));
+// A relay: its notes name other people as their actors.
+const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
 const auditor = (clearance: string, dataAccess: string[] = ['pii', 'phi', 'legal_hold']) =>
   bearer(token({ sub: `auditor-${clearance}`, roles: ['timeline.exporter'], clearance, data_access: dataAccess }));
 const CONFIDENTIAL = auditor('confidential');

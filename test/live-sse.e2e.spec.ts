@@ -15,7 +15,8 @@ import { startFakeOpa } from './policy/fake-opa';
  * package (and fetch, for what EventSource hides) against the listening server.
  */
 
-const WRITER = token({ sub: 'writer', roles: ['timeline.writer'] });
+// A relay: its notes name other people as their actors.
+const WRITER = token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] });
 const PII_READER = token({ sub: 'pii-reader', roles: ['timeline.reader'], clearance: 'internal', data_access: ['pii'] });
 const READER_CLAIMS = { sub: 'reader', roles: ['timeline.reader'], clearance: 'internal', data_access: [] };
 const READER = token(READER_CLAIMS);

@@ -21,7 +21,8 @@ interface Seeded {
   secret: string;
 }
 
-const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer'] }));
+// A relay: its events name other people as their actors.
+const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
 
 async function seed(t: TestApp): Promise<{ incidentId: string; events: Seeded[]; correlation: string }> {
   const incidentId = (await t.http().post('/api/v1/incidents').send({ title: 'Policy matrix', severity: 'SEV-2' }).expect(201)).body.id;
