@@ -138,7 +138,7 @@ describe('the verifiable ledger', () => {
     const ownLinks = chainsOf(withheld.event as unknown as LedgerEvent).map((chain) => withheld.ledger!.heads[chain]!.hash);
     for (const value of [withheld.event.id, ...Object.values(withheld.ledger!.salts), ...ownLinks]) expect(text).not.toContain(value);
     const ledger = bundle.events[1]['im.ledger'] as { salts: Record<string, string>; commitments: Record<string, string> };
-    expect(Object.keys(ledger.commitments).sort()).toEqual(['/data/content', '/im.actor', '/x_email']);
+    expect(Object.keys(ledger.commitments).sort()).toEqual(['/data/content', '/data/im.sender', '/im.actor', '/x_email']);
     for (const pointer of Object.keys(ledger.commitments)) expect(text).not.toContain(redacted.ledger!.salts[pointer]);
   });
 

@@ -67,7 +67,7 @@ const missing = (access: string[], e: Seeded) => e.classes.filter((c) => !access
 function expectShownAs(view: Record<string, unknown>, e: Seeded, access: string[]) {
   const hidden = missing(access, e);
   if (hidden.length === 0) {
-    expect(view).toMatchObject({ content: `content-${e.secret}`, title: `title-${e.secret}`, actor: `actor-${e.secret}`, redacted: [] });
+    expect(view).toMatchObject({ content: `content-${e.secret}`, title: `title-${e.secret}`, actor: `actor-${e.secret}`, sender: 'writer', redacted: [] });
     expect(view.data).toEqual({ content: `content-${e.secret}`, host: `host-${e.secret}`, severity: 'SEV-2', service: 'checkout' });
     return;
   }
@@ -76,7 +76,9 @@ function expectShownAs(view: Record<string, unknown>, e: Seeded, access: string[
   expect(view.title).toBe('[REDACTED]');
   expect(view.actor).toBe(actorHidden ? '[REDACTED]' : `actor-${e.secret}`);
   expect(view.data).toEqual({ content: '[REDACTED]', host: '[REDACTED]', severity: 'SEV-2', service: 'checkout' });
-  expect(view.redacted).toEqual(['content', 'title', 'data.content', 'data.host', ...(actorHidden ? ['actor'] : [])]);
+  // The sender (the writer's token) is hidden exactly where the actor is.
+  expect(view.sender).toBe(actorHidden ? '[REDACTED]' : 'writer');
+  expect(view.redacted).toEqual(['content', 'title', 'data.content', 'data.host', ...(actorHidden ? ['actor', 'sender'] : [])]);
 }
 
 describe.each([
@@ -139,6 +141,7 @@ describe.each([
       expect(ce.data.severity).toBe('SEV-2');
       expect(ce.data.host).toBe(hidden.length ? '[REDACTED]' : `host-${e.secret}`);
       expect(ce['im.actor']).toBe(hidden.includes('pii') ? '[REDACTED]' : `actor-${e.secret}`);
+      expect(ce.data['im.sender']).toBe(hidden.includes('pii') ? '[REDACTED]' : 'writer');
       if (hidden.length) {
         expect(ce['im.redacted']).toContain('data.host');
         // The allow-list: nothing else of the event, whatever the producer sent
