@@ -63,10 +63,13 @@ describe.each(['development', 'production'] as const)('integration keys (%s mode
     const appended = await append(created.key).expect(201);
     const stored = await t.http().get(`/api/v1/timeline/events/${appended.body.event_id}`).set(reader()).expect(200);
     expect(stored.body.actor).toBe(`integration:${created.id}`);
+    // The key is the event's sender too (docs/security.md, "Who wrote an event").
+    expect(stored.body.sender).toBe(`integration:${created.id}`);
     // A batch is attributed to the key event by event too.
     const batch = await t.http().post('/api/v1/timeline/events').set({ ...bearer(created.key), 'content-type': 'application/cloudevents-batch+json' }).send(JSON.stringify([alert('Batched alert')])).expect(200);
     const batched = await t.http().get(`/api/v1/timeline/events/${batch.body.results[0].event_id}`).set(reader()).expect(200);
     expect(batched.body.actor).toBe(`integration:${created.id}`);
+    expect(batched.body.sender).toBe(`integration:${created.id}`);
 
     // Accepted by the append only: every other route, GraphQL and the self-test are 403.
     const key = bearer(created.key);

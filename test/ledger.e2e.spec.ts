@@ -10,7 +10,8 @@ import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
-const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer'] }));
+// A relay: its notes name other people as their actors.
+const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
 const auditor = (clearance: string, dataAccess: string[] = ['pii', 'phi', 'legal_hold']) =>
   bearer(token({ sub: `auditor-${clearance}`, roles: ['timeline.exporter'], clearance, data_access: dataAccess }));
 const CONFIDENTIAL = auditor('confidential');
@@ -137,7 +138,7 @@ describe('the verifiable ledger', () => {
     const ownLinks = chainsOf(withheld.event as unknown as LedgerEvent).map((chain) => withheld.ledger!.heads[chain]!.hash);
     for (const value of [withheld.event.id, ...Object.values(withheld.ledger!.salts), ...ownLinks]) expect(text).not.toContain(value);
     const ledger = bundle.events[1]['im.ledger'] as { salts: Record<string, string>; commitments: Record<string, string> };
-    expect(Object.keys(ledger.commitments).sort()).toEqual(['/data/content', '/im.actor', '/x_email']);
+    expect(Object.keys(ledger.commitments).sort()).toEqual(['/data/content', '/data/im.sender', '/im.actor', '/x_email']);
     for (const pointer of Object.keys(ledger.commitments)) expect(text).not.toContain(redacted.ledger!.salts[pointer]);
   });
 

@@ -15,7 +15,8 @@ import { startFakeOpa } from './policy/fake-opa';
  * package (and fetch, for what EventSource hides) against the listening server.
  */
 
-const WRITER = token({ sub: 'writer', roles: ['timeline.writer'] });
+// A relay: its notes name other people as their actors.
+const WRITER = token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] });
 const PII_READER = token({ sub: 'pii-reader', roles: ['timeline.reader'], clearance: 'internal', data_access: ['pii'] });
 const READER_CLAIMS = { sub: 'reader', roles: ['timeline.reader'], clearance: 'internal', data_access: [] };
 const READER = token(READER_CLAIMS);
@@ -83,7 +84,9 @@ describe('GET /api/v1/incidents/{id}/timeline/stream', () => {
     await note(t, id, { content: secret }, { 'im.data_class': ['pii'], 'im.actor': `actor-${secret}` });
     const [full] = await plain.waitFor(1);
     const [hidden] = await redacted.waitFor(1);
-    expect(full.data).toMatchObject({ content: secret, redacted: [] });
+    // The sender (the relay that wrote it) travels beside the actor, and is hidden with it.
+    expect(full.data).toMatchObject({ content: secret, actor: `actor-${secret}`, sender: 'writer', redacted: [] });
+    expect(hidden.data).toMatchObject({ actor: '[REDACTED]', sender: '[REDACTED]' });
     expect(JSON.stringify(hidden.data)).not.toContain(secret);
     expect(hidden.data.content).toBe('[REDACTED]');
     expect(hidden.data.redacted).toEqual(expect.arrayContaining(['data.content']));

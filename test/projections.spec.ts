@@ -47,9 +47,9 @@ async function seed(events: SqliteEventStore, count: number) {
   for (let i = 0; i < count; i++) {
     const id = `INC-${i.toString(16).padStart(8, '0')}`;
     const t = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    await events.append(incidentStreamId(id), [toCloudEvent(declare(id, `incident ${i}`, t), { actor: 'test' })], 'no_stream');
+    await events.append(incidentStreamId(id), [toCloudEvent(declare(id, `incident ${i}`, t), { actor: 'test', sender: 'test' })], 'no_stream');
     if (i % 2 === 0) {
-      last = (await events.append(incidentStreamId(id), [toCloudEvent(ack(id, t), { actor: 'test' })], 0n)).position;
+      last = (await events.append(incidentStreamId(id), [toCloudEvent(ack(id, t), { actor: 'test', sender: 'test' })], 0n)).position;
     }
   }
   return last;
@@ -67,7 +67,7 @@ describe('projection runner', () => {
     try {
       const { position } = await events.append(
         incidentStreamId('INC-00000001'),
-        [toCloudEvent(ack('INC-00000001', '2026-01-01T01:00:00.000Z'), { actor: 'test' })],
+        [toCloudEvent(ack('INC-00000001', '2026-01-01T01:00:00.000Z'), { actor: 'test', sender: 'test' })],
         0n,
       );
       await runner.waitFor(position, 5000);

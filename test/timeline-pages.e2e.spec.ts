@@ -22,7 +22,8 @@ import { bearer, token } from './support/tokens';
 let t: TestApp;
 let reference: TimelineReader;
 let cursors: TimelineCursors;
-const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer'] }));
+// A relay: its events name other people as their actors.
+const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
 const correlation = `pages-${randomUUID()}`;
 let open: string;
 let withheld: string;

@@ -280,6 +280,8 @@ describe('reading the timeline', () => {
       event_time: '2026-11-22T10:01:00.000Z',
       event_type: 'im.incident.note',
       actor: 'bob',
+      // The default test token is a relay: it may name bob; the sender is who sent it.
+      sender: 'alice',
       title: 'step 1',
       content: 'text 1',
       source: 'im://prometheus',
@@ -455,6 +457,8 @@ describe('GET /api/v1/incidents/{id}/timeline/export', () => {
         '## 2026-11-22T08:05:00.000Z - im.incident.note',
         '',
         'Actor: bob',
+        '',
+        'Sent by: alice',
         '',
         'Source: im://prometheus',
         '',

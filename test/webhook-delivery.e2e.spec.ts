@@ -122,8 +122,9 @@ describe('webhook delivery', () => {
     await Promise.all([internal, cleared].map((r) => r.waitFor(() => r.received.some((x) => x.event?.id === last.event_id))));
     const of = (r: WebhookReceiver, eventId: string) => r.received.find((x) => x.event?.id === eventId)?.event;
 
-    expect(of(cleared, pii.event_id)).toMatchObject({ data: { content: 'Customer jane@example.com called' }, 'im.actor': 'alice' });
-    expect(of(internal, pii.event_id)).toMatchObject({ data: { content: '[REDACTED]' }, 'im.actor': '[REDACTED]', 'im.redacted': expect.arrayContaining(['content']) });
+    // The payload's data records who sent the event (docs/security.md, "Who wrote an event"), hidden where the actor is.
+    expect(of(cleared, pii.event_id)).toMatchObject({ data: { content: 'Customer jane@example.com called', 'im.sender': 'alice' }, 'im.actor': 'alice' });
+    expect(of(internal, pii.event_id)).toMatchObject({ data: { content: '[REDACTED]', 'im.sender': '[REDACTED]' }, 'im.actor': '[REDACTED]', 'im.redacted': expect.arrayContaining(['content', 'sender']) });
     expect(internal.received.map((x) => x.body).join()).not.toContain('jane@example.com');
 
     expect(of(cleared, secret.event_id)).toMatchObject({ data: { content: 'Board informed' } });

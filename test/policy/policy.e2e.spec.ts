@@ -21,7 +21,8 @@ interface Seeded {
   secret: string;
 }
 
-const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer'] }));
+// A relay: its events name other people as their actors.
+const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
 
 async function seed(t: TestApp): Promise<{ incidentId: string; events: Seeded[]; correlation: string }> {
   const incidentId = (await t.http().post('/api/v1/incidents').send({ title: 'Policy matrix', severity: 'SEV-2' }).expect(201)).body.id;
@@ -66,7 +67,7 @@ const missing = (access: string[], e: Seeded) => e.classes.filter((c) => !access
 function expectShownAs(view: Record<string, unknown>, e: Seeded, access: string[]) {
   const hidden = missing(access, e);
   if (hidden.length === 0) {
-    expect(view).toMatchObject({ content: `content-${e.secret}`, title: `title-${e.secret}`, actor: `actor-${e.secret}`, redacted: [] });
+    expect(view).toMatchObject({ content: `content-${e.secret}`, title: `title-${e.secret}`, actor: `actor-${e.secret}`, sender: 'writer', redacted: [] });
     expect(view.data).toEqual({ content: `content-${e.secret}`, host: `host-${e.secret}`, severity: 'SEV-2', service: 'checkout' });
     return;
   }
@@ -75,7 +76,9 @@ function expectShownAs(view: Record<string, unknown>, e: Seeded, access: string[
   expect(view.title).toBe('[REDACTED]');
   expect(view.actor).toBe(actorHidden ? '[REDACTED]' : `actor-${e.secret}`);
   expect(view.data).toEqual({ content: '[REDACTED]', host: '[REDACTED]', severity: 'SEV-2', service: 'checkout' });
-  expect(view.redacted).toEqual(['content', 'title', 'data.content', 'data.host', ...(actorHidden ? ['actor'] : [])]);
+  // The sender (the writer's token) is hidden exactly where the actor is.
+  expect(view.sender).toBe(actorHidden ? '[REDACTED]' : 'writer');
+  expect(view.redacted).toEqual(['content', 'title', 'data.content', 'data.host', ...(actorHidden ? ['actor', 'sender'] : [])]);
 }
 
 describe.each([
@@ -138,6 +141,7 @@ describe.each([
       expect(ce.data.severity).toBe('SEV-2');
       expect(ce.data.host).toBe(hidden.length ? '[REDACTED]' : `host-${e.secret}`);
       expect(ce['im.actor']).toBe(hidden.includes('pii') ? '[REDACTED]' : `actor-${e.secret}`);
+      expect(ce.data['im.sender']).toBe(hidden.includes('pii') ? '[REDACTED]' : 'writer');
       if (hidden.length) {
         expect(ce['im.redacted']).toContain('data.host');
         // The allow-list: nothing else of the event, whatever the producer sent

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncidentEvent, LedgerEvent } from '@im/incidents';
 import { type CloudEvent, incidentIdOfSubject, incidentSubject, SERVICE_SOURCE } from './cloud-event';
+import { withSender } from './event-sender';
 
 export interface EnvelopeContext {
   actor: string;
+  /** The authenticated caller whose command this is (docs/security.md, "Who wrote an event"). */
+  sender: string;
   source?: string;
   /** Extension attributes for the event, e.g. im.visibility. */
   attributes?: Partial<CloudEvent>;
@@ -11,7 +14,7 @@ export interface EnvelopeContext {
 
 /** Wraps a domain event into the CloudEvent the ledger stores. */
 export function toCloudEvent(event: IncidentEvent, context: EnvelopeContext): CloudEvent {
-  return {
+  const envelope: CloudEvent = {
     specversion: '1.0',
     id: randomUUID(),
     source: context.source ?? SERVICE_SOURCE,
@@ -23,6 +26,7 @@ export function toCloudEvent(event: IncidentEvent, context: EnvelopeContext): Cl
     ...context.attributes,
     'im.actor': context.actor,
   };
+  return withSender(envelope, context.sender);
 }
 
 /** The view of a stored CloudEvent that the incident fold reads. */

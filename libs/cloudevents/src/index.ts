@@ -5,3 +5,4 @@ export * from './cloud-event.validator';
 export * from './timestamp';
 export * from './attribute-names';
 export * from './http-binding';
+export * from './event-sender';

@@ -36,10 +36,12 @@ export function ledgerAttribute(stored: LedgerEvent, shown: LedgerEvent, record:
   if (!link) throw new Error(`event ${String(stored.id)} is not in chain ${chain}`);
   const salts: Record<string, string> = {};
   const commitments: Record<string, string> = {};
+  // A member the event lists as redacted is committed even when its value is the placeholder itself.
+  const listed = new Set(redactedPointers(shown));
   for (const [pointer, salt] of Object.entries(record.salts)) {
     const value = valueAt(stored, pointer);
     const seen = valueAt(shown, pointer);
-    if (seen !== undefined && jcs(seen) === jcs(value)) salts[pointer] = salt;
+    if (seen !== undefined && !listed.has(pointer) && jcs(seen) === jcs(value)) salts[pointer] = salt;
     else commitments[pointer] = commitment(salt, value);
   }
   return { chain, n: link.n, prev, hash: link.hash, salts, commitments };
@@ -80,10 +82,18 @@ function asLedgerAttribute(value: unknown): LedgerAttribute | undefined {
 /** The pointers a path of `im.redacted` stands for (the read view's names: content and title are data members). */
 const REDACTED_PATHS: Record<string, string[]> = {
   actor: ['/im.actor'],
+  // The sender: a data member, or the attribute of an event whose data is binary (docs/security.md, "Who wrote an event").
+  sender: ['/data/im.sender', '/im.sender'],
   title: ['/data/title'],
+  data: ['/data'],
   content: ['/data/content', '/data/description', '/data/message'],
 };
-const pointersOfPath = (path: string) => REDACTED_PATHS[path] ?? (path.startsWith('data.') ? [`/data/${path.slice(5).replace(/~/g, '~0').replace(/\//g, '~1')}`] : []);
+const pointersOfPath = (path: string) => (Object.hasOwn(REDACTED_PATHS, path) ? REDACTED_PATHS[path] : path.startsWith('data.') ? [`/data/${path.slice(5).replace(/~/g, '~0').replace(/\//g, '~1')}`] : []);
+/** The pointers an event's `im.redacted` names. */
+const redactedPointers = (event: LedgerEvent): string[] => {
+  const listed = event['im.redacted'];
+  return Array.isArray(listed) ? listed.flatMap((path) => (typeof path === 'string' ? pointersOfPath(path) : [])) : [];
+};
 
 /**
  * What a read adds around the committed members must match them too, so that no character of

@@ -70,4 +70,72 @@ describe('redactEntry', () => {
     expect(kept.entry.correlationKey).toBe('customer-ann-smith');
     expect(kept.entry).not.toHaveProperty('fingerprint');
   });
+
+  describe('lists only what the event has to hide (every listed path must be a committed member of the ledger)', () => {
+    const entryOf = (fields: Record<string, unknown>) =>
+      toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: { ...event, ...fields } as CloudEvent });
+    const all: PolicyDecision = { visible: true, redact: ['content', 'data', 'actor'] };
+
+    it('does not list the actor of an event without im.actor: its actor is the source, shown to everyone', () => {
+      const { 'im.actor': _actor, ...rest } = event as unknown as Record<string, unknown>;
+      const shown = redactEntry(toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: rest as unknown as CloudEvent }), all, rules);
+      expect(shown.redacted).toEqual(['content', 'title', 'data.content']);
+      expect(shown.entry.actor).toBe('im://crm');
+      expect(shown.entry.event).not.toHaveProperty('im.actor');
+    });
+
+    it('does not list a content or title the event does not have', () => {
+      expect(redactEntry(entryOf({ data: { host: 'db-1', severity: 'SEV-2' } }), all, rules).redacted).toEqual(['data.host', 'actor']);
+      expect(redactEntry(entryOf({ data: undefined }), all, rules).redacted).toEqual(['actor']);
+    });
+
+    it('hides data that is not an object whole, as one member', () => {
+      for (const data of ['ann@example.com', ['ann'], 42, null]) {
+        const shown = redactEntry(entryOf({ data }), all, rules);
+        expect(shown.redacted).toEqual(['data', 'actor']);
+        expect(shown.entry.event.data).toBe('[REDACTED]');
+        expect(shown.entry.data).toEqual({});
+      }
+    });
+
+    it('hides the members the content comes from even when only the content is redacted', () => {
+      const shown = redactEntry(entryOf({ data: { description: 'ann called', host: 'db-1' } }), { visible: true, redact: ['content'] }, rules);
+      expect(shown.redacted).toEqual(['content', 'data.description']);
+      expect(shown.entry.event.data).toEqual({ description: '[REDACTED]', host: 'db-1' });
+    });
+  });
+
+  describe('the sender (who wrote the event) is hidden exactly where the actor is', () => {
+    const relayed = (fields: Record<string, unknown>) =>
+      toTimelineEntry({ incidentId: 'INC-0000000a', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event: { ...event, ...fields } as CloudEvent });
+    const fromBridge = relayed({ data: { content: 'ann called', severity: 'SEV-2', 'im.sender': 'ann-bridge' } });
+
+    it('is read beside the actor, out of the data', () => {
+      expect(fromBridge.sender).toBe('ann-bridge');
+      expect(fromBridge.data).toEqual({ content: 'ann called', severity: 'SEV-2' });
+    });
+
+    it('is replaced, and listed, where the actor is', () => {
+      const shown = redactEntry(fromBridge, { visible: true, redact: ['content', 'data', 'actor'] }, rules);
+      expect(shown.entry.sender).toBe('[REDACTED]');
+      expect(shown.entry.event.data).toEqual({ content: '[REDACTED]', severity: 'SEV-2', 'im.sender': '[REDACTED]' });
+      expect(shown.redacted).toEqual(['content', 'data.content', 'actor', 'sender']);
+      expect(JSON.stringify(shown)).not.toContain('ann-bridge');
+    });
+
+    it('is shown where only the data is hidden, as the actor is', () => {
+      const shown = redactEntry(fromBridge, { visible: true, redact: ['content', 'data'] }, rules);
+      expect(shown.entry.sender).toBe('ann-bridge');
+      expect(shown.entry.event.data).toEqual({ content: '[REDACTED]', severity: 'SEV-2', 'im.sender': 'ann-bridge' });
+      expect(shown.redacted).not.toContain('sender');
+    });
+
+    it('is hidden when recorded as the attribute of binary data too', () => {
+      const binary = relayed({ data: undefined, 'im.sender': 'ann-bridge' });
+      expect(binary.sender).toBe('ann-bridge');
+      const shown = redactEntry(binary, { visible: true, redact: ['content', 'data', 'actor'] }, rules);
+      expect(shown.entry.event).toMatchObject({ 'im.sender': '[REDACTED]', 'im.redacted': ['actor', 'sender'] });
+      expect(redactEntry(binary, { visible: true, redact: ['content', 'data'] }, rules).entry.event['im.sender' as 'id']).toBe('ann-bridge');
+    });
+  });
 });

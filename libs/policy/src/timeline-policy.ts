@@ -19,7 +19,7 @@ export interface TimelinePolicy {
 /** A redacted export must still be a CloudEvent. */
 const REQUIRED_ATTRIBUTES = ['specversion', 'id', 'source', 'type', 'time'];
 /** Shown or replaced as the decision says, so not for the allow-list to keep whole. */
-const DECIDED_ATTRIBUTES = ['data', 'data_base64', 'im.actor', 'im.redacted'];
+const DECIDED_ATTRIBUTES = ['data', 'data_base64', 'im.actor', 'im.sender', 'im.redacted'];
 
 /** A broken policy file stops the service at start-up, reported like any configuration mistake. */
 export class PolicyFileError extends ConfigError {}

@@ -46,7 +46,7 @@ afterEach(async () => {
 const declare = (incidentId: string, title: string) =>
   events.append(
     incidentStreamId(incidentId),
-    [toCloudEvent({ type: 'im.incident.declare', incidentId, time: '2026-11-22T10:00:00.000Z', data: { title, severity: 'SEV-2' } }, { actor: 'test' })],
+    [toCloudEvent({ type: 'im.incident.declare', incidentId, time: '2026-11-22T10:00:00.000Z', data: { title, severity: 'SEV-2' } }, { actor: 'test', sender: 'test' })],
     'no_stream',
   );
 

@@ -34,11 +34,13 @@ export const toGqlSummary = (incident: DomainIncident): IncidentSummary => ({
 });
 
 /** A timeline event as the caller reads it (already withheld or redacted), in brief. */
-export const toGqlTimelineEvent = (event: Pick<TimelineEventView, 'id' | 'event_type' | 'title' | 'content' | 'event_time'>): TimelineEventSummary => ({
+export const toGqlTimelineEvent = (event: Pick<TimelineEventView, 'id' | 'event_type' | 'title' | 'content' | 'event_time' | 'actor' | 'sender'>): TimelineEventSummary => ({
   id: event.id,
   type: event.event_type,
   summary: shorten(event.content || event.title),
   time: new Date(event.event_time),
+  actor: event.actor,
+  sender: event.sender ?? null,
 });
 
 export const toGqlPreferences = (userId: string, prefs: Omit<StoredPreferences, 'userId' | 'updatedAt'>): NotificationPreferences => ({

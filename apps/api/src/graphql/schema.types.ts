@@ -75,6 +75,12 @@ export class TimelineEventSummary {
   @Field() type!: string;
   @Field({ description: 'Title or text of the event, shortened; redacted as the policy says' }) summary!: string;
   @Field(() => GraphQLISODateTime) time!: Date;
+  @Field({ description: 'Who the event says acted (im.actor, else its source); redacted as the policy says' }) actor!: string;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Who sent it: the authenticated writer, recorded by the service; differs from actor only for a relay. Null for events stored before senders were recorded; redacted wherever actor is',
+  })
+  sender?: string | null;
 }
 
 @ObjectType()

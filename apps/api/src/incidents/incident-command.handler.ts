@@ -97,6 +97,6 @@ export class IncidentCommandHandler {
   }
 
   private decided(context: CommandContext, events: ReturnType<typeof decide>): CloudEvent[] {
-    return events.map((event) => toCloudEvent(event, { actor: context.caller.sub, attributes: context.attributes }));
+    return events.map((event) => toCloudEvent(event, { actor: context.caller.sub, sender: context.caller.sub, attributes: context.attributes }));
   }
 }

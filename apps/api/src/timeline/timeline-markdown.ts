@@ -41,7 +41,10 @@ export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntr
   const lines = [`# Timeline: ${inline(incidentId)}`, '', `Incident: ${inline(incidentId)}`, '', `Generated: ${generatedAt}`, ''];
   for (const entry of entries) {
     lines.push('---', '', `## ${entry.eventTime} - ${inline(entry.eventType)}`, '');
-    lines.push(`Actor: ${inline(entry.actor)}`, '', `Source: ${inline(entry.source)}`, '');
+    lines.push(`Actor: ${inline(entry.actor)}`, '');
+    // The authenticated sender, where it is not the actor the event claims (a relay's events).
+    if (entry.sender !== undefined && entry.sender !== entry.actor) lines.push(`Sent by: ${inline(entry.sender)}`, '');
+    lines.push(`Source: ${inline(entry.source)}`, '');
     lines.push(block(entry.content || entry.title), '');
     const data = Object.entries(entry.data);
     lines.push('Data:', '');

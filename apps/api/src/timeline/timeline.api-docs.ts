@@ -3,6 +3,7 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 import { BATCH_MEDIA_TYPE, MAX_BATCH_EVENTS } from '@im/cloudevents';
 import { ApiErrors, apiDocs, ref } from '../diagnostics/api-docs.decorators';
 import { LEDGER_JWK } from '../ledger-proof/ledger.api-docs';
+import { RELAY_ROLE } from './event-attribution';
 import { TIMELINE_EXPORT_FORMATS } from './timeline-export.query';
 import { DEFAULT_TIMELINE_LIMIT, MAX_TIMELINE_LIMIT, TIMELINE_ORDERS, TIMELINE_SEARCH_CRITERIA } from './timeline-filter';
 
@@ -38,14 +39,19 @@ const BINARY_MODE_HEADERS = ['ce-specversion', 'ce-id', 'ce-source', 'ce-type', 
 const TIMELINE_EVENT_FIELDS = {
   ...Object.fromEntries(['id', 'incident_id', 'event_type', 'actor', 'title', 'content', 'source'].map((f) => [f, { type: 'string' }])),
   event_time: { type: 'string', format: 'date-time' },
-  data: { type: 'object', additionalProperties: true, description: 'Event data without the title' },
+  data: { type: 'object', additionalProperties: true, description: 'Event data without the title and the sender' },
   redacted: { type: 'array', items: { type: 'string' }, description: 'Field paths shown as "[REDACTED]" to this caller' },
 };
-const TIMELINE_EVENT = { type: 'object', required: Object.keys(TIMELINE_EVENT_FIELDS), properties: TIMELINE_EVENT_FIELDS };
+/** Not required: events stored before senders were recorded have none. */
+const SENDER_FIELD = {
+  type: 'string',
+  description: `Who sent the event: the authenticated writer (a token's sub, or integration:<id>), recorded by the service; it differs from actor only for a writer with role ${RELAY_ROLE}. "[REDACTED]" wherever actor is`,
+};
+const TIMELINE_EVENT = { type: 'object', required: Object.keys(TIMELINE_EVENT_FIELDS), properties: { ...TIMELINE_EVENT_FIELDS, sender: SENDER_FIELD } };
 const STORED_TIMELINE_EVENT = {
   type: 'object',
   required: [...TIMELINE_EVENT.required, 'created_at'],
-  properties: { ...TIMELINE_EVENT_FIELDS, created_at: { type: 'string', format: 'date-time', description: 'When the ledger stored the event' } },
+  properties: { ...TIMELINE_EVENT.properties, created_at: { type: 'string', format: 'date-time', description: 'When the ledger stored the event' } },
 };
 const TIMELINE_PAGE = {
   type: 'object',
@@ -118,7 +124,8 @@ export const TimelineApiDocs = {
         'Binary mode: any other Content-Type (application/json included) with a `ce-specversion` header; attributes in percent-decoded `ce-<name>` headers, ' +
         'datacontenttype from Content-Type, the body is the data (a JSON body must be an object; any other is stored as data_base64). ' +
         `Batched mode (\`${BATCH_MEDIA_TYPE}\`): a JSON array of at most ${MAX_BATCH_EVENTS} structured events, answered 200 with one result per event. ` +
-        'The spec-legal names imactor, imoriginid, imcorrelationkey, imfingerprint, imdataclass and imvisibility mean the im.* attributes.',
+        'The spec-legal names imactor, imoriginid, imcorrelationkey, imfingerprint, imdataclass and imvisibility mean the im.* attributes. ' +
+        `Every event records its sender (the caller); im.actor may name someone else only with role ${RELAY_ROLE} (403 otherwise).`,
       requestBody: {
         required: true,
         content: {
@@ -136,7 +143,7 @@ export const TimelineApiDocs = {
       description: 'A duplicate (the stored ids, created false), or the results of a batch, one per event in order',
       schema: { oneOf: [APPEND_ANSWER, BATCH_ANSWER] },
     }),
-    ApiErrors(400, 404, 409, 413, 415),
+    ApiErrors(400, 403, 404, 409, 413, 415),
   ),
 
   event: apiDocs(

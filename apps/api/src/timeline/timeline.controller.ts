@@ -5,7 +5,7 @@ import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/ac
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { AppendAnswer, AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
-import { attributed } from './event-attribution';
+import { attributed, attributedItem } from './event-attribution';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
 import { parseTimelineExportFormat } from './timeline-export.query';
@@ -40,7 +40,7 @@ export class TimelineController {
     const request = parseAppendRequest(headers, body);
     if (request.mode === 'batch') {
       void reply.status(200);
-      return { results: await this.appender.appendBatch(request.batch.map((item) => ('event' in item ? { event: attributed(item.event, writer) } : item))) };
+      return { results: await this.appender.appendBatch(request.batch.map((item) => attributedItem(item, writer))) };
     }
     const answer = await this.appender.append(attributed(request.event, writer));
     void reply.status(answer.created ? 201 : 200);

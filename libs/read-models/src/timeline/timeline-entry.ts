@@ -8,10 +8,12 @@ export interface TimelineEntry {
   eventTime: string;
   eventType: string;
   actor: string;
+  /** Who sent it (the authenticated writer), beside the actor it claims; absent on events stored before senders were recorded. */
+  sender?: string;
   title: string;
   content: string;
   source: string;
-  /** Event data without the title. */
+  /** Event data without the title and the sender. */
   data: Record<string, unknown>;
   /** When the ledger stored the event. */
   createdAt: string;

@@ -7,6 +7,8 @@ export interface TimelineEventView {
   event_time: string;
   event_type: string;
   actor: string;
+  /** Who sent it (the authenticated writer), when recorded: it differs from `actor` only for a relay's events. */
+  sender?: string;
   title: string;
   content: string;
   source: string;
@@ -23,6 +25,7 @@ export const toTimelineEventView = ({ entry, redacted }: { entry: TimelineEntry;
   event_time: entry.eventTime,
   event_type: entry.eventType,
   actor: entry.actor,
+  ...(entry.sender === undefined ? {} : { sender: entry.sender }),
   title: entry.title,
   content: entry.content,
   source: entry.source,

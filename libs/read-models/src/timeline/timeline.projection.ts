@@ -1,4 +1,4 @@
-import { type CloudEvent, type DataClass, parseTimestamp, TIMESTAMP_RULE, type Visibility } from '@im/cloudevents';
+import { type CloudEvent, type DataClass, parseTimestamp, SENDER, senderOf, TIMESTAMP_RULE, type Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { INCIDENT_STREAM_PREFIX } from '@im/incidents';
 import { documentSchema, type Projection } from '../projection';
@@ -56,17 +56,20 @@ export function toTimelineRecord(recorded: RecordedEvent): TimelineRecord {
   };
 }
 
-/** Event data and its title apart; data without a title is used as it is, not copied (a page reads a thousand). */
-function splitTitle(eventData: Record<string, unknown> | undefined): { title: unknown; data: Record<string, unknown> } {
-  if (eventData === undefined || eventData === null) return { title: undefined, data: {} };
-  if (Object.getPrototypeOf(eventData) === Object.prototype && !Object.hasOwn(eventData, 'title')) return { title: undefined, data: eventData };
-  const { title, ...data } = eventData;
-  return { title, data };
+/** Event data apart from its title and its sender; data without either is used as it is, not copied (a page reads a thousand). */
+function splitData(eventData: Record<string, unknown> | undefined): { title: unknown; sender: unknown; data: Record<string, unknown> } {
+  if (eventData === undefined || eventData === null) return { title: undefined, sender: undefined, data: {} };
+  if (Object.getPrototypeOf(eventData) === Object.prototype && !Object.hasOwn(eventData, 'title') && !Object.hasOwn(eventData, SENDER)) {
+    return { title: undefined, sender: undefined, data: eventData };
+  }
+  const { title, [SENDER]: sender, ...data } = eventData;
+  return { title, sender, data };
 }
 
 /** The read view of a stored event: derived per row on read, so the stored document stays small. */
 export function toTimelineEntry({ incidentId, eventTime, createdAt, event }: TimelineRecord): TimelineEntry {
-  const { title, data } = splitTitle(event.data);
+  const { title, data } = splitData(event.data);
+  const sender = senderOf(event);
   const entry: TimelineEntry = {
     id: event.id,
     incidentId,
@@ -82,6 +85,7 @@ export function toTimelineEntry({ incidentId, eventTime, createdAt, event }: Tim
     dataClass: (event['im.data_class'] as DataClass[] | undefined) ?? [],
     event,
   };
+  if (sender !== undefined) entry.sender = sender;
   if (event['im.correlation_key'] !== undefined) entry.correlationKey = event['im.correlation_key'];
   if (event['im.fingerprint'] !== undefined) entry.fingerprint = event['im.fingerprint'];
   return entry;
