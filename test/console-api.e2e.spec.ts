@@ -13,8 +13,8 @@ describe('the console as the api serves it', () => {
   });
   afterAll(() => t.close());
 
-  it('serves index.html at / and at each console path, compressed, with a CSP that allows only this origin', async () => {
-    for (const path of ['/', '/declare', '/settings', '/incidents/INC-0000abcd', '/signin/callback']) {
+  it('serves index.html at / and at each console path (the GraphQL playground too), compressed, with a CSP that allows only this origin', async () => {
+    for (const path of ['/', '/mine', '/declare', '/settings', '/incidents/INC-0000abcd', '/signin/callback', '/graphql/playground']) {
       const page = await t.http().get(path).set('accept-encoding', 'gzip');
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -65,7 +65,7 @@ describe('the console signs in with OpenID Connect in production', () => {
     await page.locator('input[name="password"]').fill('any');
     await page.getByRole('button', { name: 'Sign-in' }).click();
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { name: 'My incidents' }).waitFor();
+    await page.getByRole('heading', { name: 'Incidents', exact: true }).waitFor();
     expect(page.url()).toBe(`${baseURL}/`);
     await page.locator('.who').getByText('oscar').waitFor();
     await page.locator('[data-link="live"]').waitFor();

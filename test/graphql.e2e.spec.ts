@@ -1,5 +1,6 @@
 import { ApolloClient, gql as apolloGql, HttpLink, InMemoryCache } from '@apollo/client';
 import { cacheExchange, Client, fetchExchange, gql } from '@urql/core';
+import { requireConsoleBuild } from './support/console-build';
 import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
 
@@ -388,10 +389,14 @@ describe('limits and transport', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/stacktrace|\n\s+at /);
   });
 
-  it('serves the playground in development mode', async () => {
+  it('serves the playground in development mode, from this origin only (a view of the console: no CDN, so it works offline)', async () => {
+    requireConsoleBuild();
     const res = await t.http().get('/graphql/playground').expect(200);
     expect(res.headers['content-type']).toMatch(/text\/html/);
-    expect(res.text).toContain('/api/v1/graphql');
+    expect(res.text).toMatch(/<script type="module" crossorigin src="\/assets\//);
+    expect(res.text).not.toMatch(/https?:\/\//);
+    expect(res.headers['content-security-policy']).toContain("script-src 'self';");
+    expect(res.headers['content-security-policy']).not.toMatch(/https?:/);
   });
 });
 

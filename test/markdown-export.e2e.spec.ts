@@ -11,7 +11,7 @@ import { bearer, token } from './support/tokens';
 const AUTH = bearer(token({ sub: 'alice' }));
 
 let t: TestApp;
-beforeAll(async () => (t = await startTestApp()));
+beforeAll(async () => (t = await startTestApp({ CONSOLE_URL: 'https://im.example.com/' })));
 afterAll(() => t.close());
 
 const append = (fields: Record<string, unknown>) =>
@@ -84,5 +84,15 @@ describe('Markdown export through markdown-it', () => {
       expect(html).toContain(shown);
     }
     expect(html).toContain('&lt;details&gt;');
+  });
+
+  it('opens with what the incident is (title, severity, status) and names the service’s own URL for the keys', async () => {
+    await t.http().post(`/api/v1/incidents/${incidentId}/ack`).set(AUTH).expect(200);
+    const markdown = (await t.http().get(`/api/v1/incidents/${incidentId}/timeline/export?format=markdown`).set(AUTH).expect(200)).text;
+    const head = markdown.split('\n---\n')[0].split('\n').filter(Boolean);
+    // The title's line breaks are gone: it stays one paragraph after its label.
+    expect(head).toEqual([`# Timeline: ${incidentId}`, `Incident: ${incidentId}`, 'Title: Disk full === ```', 'Severity: SEV-2', 'Status: acknowledged', expect.stringMatching(/^Generated: /)]);
+    expect(markdown).toContain('then run npm run verify -- bundle.json --key https://im.example.com/api/v1/ledger/keys');
+    expect(markdown).not.toContain('SERVICE_URL');
   });
 });

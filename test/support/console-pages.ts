@@ -27,7 +27,7 @@ export async function signedIn(browser: Browser, baseURL: string, person: Person
     await page.getByRole('checkbox', { name: dataClass, exact: true }).setChecked((person.dataAccess ?? []).includes(dataClass as 'pii'));
   }
   await page.getByRole('button', { name: `Sign in as ${person.sub}` }).click();
-  await page.getByRole('heading', { name: 'My incidents' }).waitFor();
+  await page.getByRole('heading', { name: 'Incidents', exact: true }).waitFor();
   return { context, page };
 }
 

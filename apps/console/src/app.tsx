@@ -1,3 +1,4 @@
+import { h } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { describeError } from './api/errors';
 import { type ConsoleSettings, fetchConsoleSettings } from './api/rest';
@@ -7,6 +8,7 @@ import { followLink, navigate, usePath } from './router';
 import { type Session, setSession, useSession } from './session';
 import { Declare } from './views/declare';
 import { IncidentPage } from './views/incident';
+import { Incidents } from './views/incidents';
 import { MyIncidents } from './views/my-incidents';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
@@ -28,16 +30,41 @@ function LinkIndicator() {
   );
 }
 
-function Header({ session }: { session: Session }) {
+/** Served by the api in development only (apps/api/src/graphql/playground.controller.ts). */
+const PLAYGROUND_PATH = '/graphql/playground';
+
+/** The playground's code (and the graphql package it uses) is loaded only when it is opened, keeping the console's first load small. */
+function LazyPlayground({ session }: { session: Session }) {
+  const [view, setView] = useState<((props: { session: Session }) => preact.JSX.Element) | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    import('./views/playground').then((module) => setView(() => module.Playground), setError);
+  }, []);
+  if (view) return h(view, { session });
+  return (
+    <main id="main">
+      <h1>GraphQL playground</h1>
+      {error ? <p class="error">{describeError(error)}</p> : <p aria-live="polite">Loading…</p>}
+    </main>
+  );
+}
+
+const NAV: [string, string][] = [
+  ['/', 'Incidents'],
+  ['/mine', 'My incidents'],
+  ['/declare', 'Declare'],
+  ['/settings', 'Settings'],
+];
+
+function Header({ session, path }: { session: Session; path: string }) {
   return (
     <header class="top">
-      <a href="/" class="brand">
-        Incidents
-      </a>
       <nav aria-label="Main">
-        <a href="/">My incidents</a>
-        <a href="/declare">Declare</a>
-        <a href="/settings">Settings</a>
+        {NAV.map(([href, text]) => (
+          <a key={href} href={href} aria-current={path === href ? 'page' : undefined}>
+            {text}
+          </a>
+        ))}
       </nav>
       <LinkIndicator />
       <p class="who">
@@ -62,7 +89,9 @@ function View({ session, path }: { session: Session; path: string }) {
   if (incident) return <IncidentPage session={session} id={decodeURIComponent(incident[1])} />;
   if (path === '/declare') return <Declare session={session} />;
   if (path === '/settings') return <Settings session={session} />;
-  return <MyIncidents session={session} />;
+  if (path === '/mine') return <MyIncidents session={session} />;
+  if (path === PLAYGROUND_PATH) return <LazyPlayground session={session} />;
+  return <Incidents session={session} />;
 }
 
 export function App() {
@@ -96,7 +125,7 @@ export function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <Header session={session} />
+      <Header session={session} path={path} />
       <View session={session} path={path} />
     </div>
   );

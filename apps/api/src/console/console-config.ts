@@ -1,4 +1,5 @@
 import { type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
+import { consoleCsp } from './console-files';
 
 export interface ConsoleConfig {
   environment: AppConfig['env'];
@@ -21,3 +22,6 @@ export function consoleConfig(config: AppConfig): ConsoleConfig {
     oidc: config.consoleOidcClientId && issuer ? { issuer, client_id: config.consoleOidcClientId, audience: audience ?? null } : null,
   };
 }
+
+/** The CSP of every page the console's files make (the console, the GraphQL playground). */
+export const consolePageCsp = (config: AppConfig): string => consoleCsp(consoleConfig(config).oidc?.issuer ?? null);

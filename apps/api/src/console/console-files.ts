@@ -1,3 +1,5 @@
+import { NotFoundException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -23,10 +25,18 @@ export interface ConsoleFile {
   gzip?: Buffer;
 }
 
-/** The built console, held in memory and compressed once at start: a few hundred KB in all. */
+const loaded = new Map<string, Map<string, ConsoleFile>>();
+
+/**
+ * The built console, held in memory and compressed once per process (a few
+ * hundred KB in all): the console's routes and the playground share it.
+ */
 export function loadConsoleFiles(dir: string): Map<string, ConsoleFile> {
+  const known = loaded.get(dir);
+  if (known) return known;
   const files = new Map<string, ConsoleFile>();
   if (!existsSync(dir)) return files;
+  loaded.set(dir, files);
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name);
@@ -49,6 +59,21 @@ export function chooseEncoding(file: ConsoleFile, acceptEncoding: string | undef
   if (file.br && accepted.has('br')) return { body: file.br, encoding: 'br' };
   if (file.gzip && accepted.has('gzip')) return { body: file.gzip, encoding: 'gzip' };
   return { body: file.identity };
+}
+
+/** Sends one of the console's files, compressed as the client accepts, under the console's CSP. */
+export function sendConsoleFile(reply: FastifyReply, file: ConsoleFile, acceptEncoding: string | undefined, cacheControl: string, csp: string): void {
+  const { body, encoding } = chooseEncoding(file, acceptEncoding);
+  void reply.header('content-type', file.type).header('cache-control', cacheControl).header('content-security-policy', csp).header('vary', 'accept-encoding');
+  if (encoding) void reply.header('content-encoding', encoding);
+  void reply.send(body);
+}
+
+/** index.html, which names the hashed assets of this build, so it is always asked again. */
+export function sendConsoleIndex(reply: FastifyReply, files: Map<string, ConsoleFile>, acceptEncoding: string | undefined, csp: string): void {
+  const index = files.get('/index.html');
+  if (!index) throw new NotFoundException(`The console is not built: run npm run build (it writes ${CONSOLE_BUILD_DIR})`);
+  sendConsoleFile(reply, index, acceptEncoding, 'no-cache', csp);
 }
 
 /**

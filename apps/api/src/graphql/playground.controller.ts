@@ -1,50 +1,30 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { resolve } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '@im/config';
 import { Public } from '../auth/access.decorators';
-import { pageCsp } from '../http/page-csp';
-import { GRAPHQL_PATH } from './graphql-path';
+import { consolePageCsp } from '../console/console-config';
+import { CONSOLE_BUILD_DIR, loadConsoleFiles, sendConsoleIndex } from '../console/console-files';
 
-const GRAPHIQL_VERSION = '3.8.3';
-const UNPKG = 'https://unpkg.com';
-
-const INIT = `
-    ReactDOM.createRoot(document.getElementById('graphiql')).render(
-      React.createElement(GraphiQL, {
-        fetcher: GraphiQL.createFetcher({ url: '${GRAPHQL_PATH}' }),
-        defaultHeaders: JSON.stringify({ Authorization: 'Bearer <paste a token from: npm run token -- --sub you>' }, null, 2),
-        defaultQuery: '{ myIncidents { id title severity status lastUpdate } }',
-        isHeadersEditorEnabled: true,
-      }),
-    );
-  `;
-
-/** A GraphiQL page; the browser loads GraphiQL and React from unpkg. */
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8" />
-  <title>Incident service · GraphQL playground</title>
-  <style>body { margin: 0; } #graphiql { height: 100vh; }</style>
-  <link rel="stylesheet" href="https://unpkg.com/graphiql@${GRAPHIQL_VERSION}/graphiql.min.css" />
-  <script crossorigin src="https://unpkg.com/react@18/umd/react.production.min.js"></script>
-  <script crossorigin src="https://unpkg.com/react-dom@18/umd/react-dom.production.min.js"></script>
-  <script crossorigin src="https://unpkg.com/graphiql@${GRAPHIQL_VERSION}/graphiql.min.js"></script>
-</head>
-<body>
-  <div id="graphiql">Loading GraphiQL…</div>
-  <script>${INIT}</script>
-</body>
-</html>`;
-
-/** GraphiQL for trying the API in a browser; registered in development mode only. */
+/**
+ * The GraphQL playground: a view of the web console (apps/console/src/views/playground.tsx),
+ * so it comes from this origin under the console's CSP, with no CDN, and works offline.
+ * Registered in development mode only.
+ */
 @Public()
 @ApiExcludeController()
 @Controller('graphql/playground')
 export class PlaygroundController {
+  private readonly files = loadConsoleFiles(resolve(process.cwd(), CONSOLE_BUILD_DIR));
+  private readonly csp: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.csp = consolePageCsp(config);
+  }
+
   @Get()
-  @Header('content-type', 'text/html; charset=utf-8')
-  @Header('content-security-policy', pageCsp(INIT, { script: [UNPKG], style: [UNPKG, "'unsafe-inline'"] }))
-  page(): string {
-    return PAGE;
+  page(@Headers('accept-encoding') acceptEncoding: string | undefined, @Res() reply: FastifyReply): void {
+    sendConsoleIndex(reply, this.files, acceptEncoding, this.csp);
   }
 }

@@ -1,3 +1,4 @@
+import type { Incident } from '@im/incidents';
 import type { SignedHead } from '@im/ledger-proof';
 import type { TimelineEntry } from '@im/read-models';
 
@@ -33,12 +34,27 @@ const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).
 
 const dataValue = (value: unknown) => inline(typeof value === 'string' ? value : JSON.stringify(value));
 
+/** What the header says about the incident, and where its keys are published. */
+export interface MarkdownAbout {
+  /** The incident as the caller may see it (undefined: only its id is shown). */
+  incident?: Pick<Incident, 'title' | 'severity' | 'status'>;
+  /** The service's own URL (CONSOLE_URL), which the Verify line names for the keys. */
+  serviceUrl: string;
+}
+
+/** The title, severity and status after the id, each a paragraph of its own, so a reader sees what the incident is. */
+function header(incidentId: string, generatedAt: string, about: MarkdownAbout): string[] {
+  const { incident } = about;
+  const facts = incident ? [`Title: ${inline(incident.title)}`, '', `Severity: ${incident.severity}`, '', `Status: ${incident.status}`, ''] : [];
+  return [`# Timeline: ${inline(incidentId)}`, '', `Incident: ${inline(incidentId)}`, '', ...facts, `Generated: ${generatedAt}`, ''];
+}
+
 /**
  * The Markdown export layout of docs/api.md, ending with the signed head of the reader's
  * chain and how to verify it (paragraphs only: no rule or list, which stand for events).
  */
-export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntry[], generatedAt: string, head?: SignedHead): string {
-  const lines = [`# Timeline: ${inline(incidentId)}`, '', `Incident: ${inline(incidentId)}`, '', `Generated: ${generatedAt}`, ''];
+export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntry[], generatedAt: string, head: SignedHead | undefined, about: MarkdownAbout): string {
+  const lines = header(incidentId, generatedAt, about);
   for (const entry of entries) {
     lines.push('---', '', `## ${entry.eventTime} - ${inline(entry.eventType)}`, '');
     lines.push(`Actor: ${inline(entry.actor)}`, '');
@@ -56,7 +72,7 @@ export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntr
   if (head) {
     lines.push(`Ledger head: chain ${head.chain}, n ${head.n}, hash ${String(head.hash)}, key ${inline(head.kid)}, signed at ${head.signed_at}`, '');
     lines.push(
-      `Verify: save GET /api/v1/incidents/${inline(incidentId)}/timeline/export?format=ledger as bundle.json, then run npm run verify -- bundle.json --key SERVICE_URL/api/v1/ledger/keys`,
+      `Verify: save GET /api/v1/incidents/${inline(incidentId)}/timeline/export?format=ledger as bundle.json, then run npm run verify -- bundle.json --key ${about.serviceUrl}/api/v1/ledger/keys`,
       '',
     );
   }

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
@@ -14,6 +15,7 @@ import { renderTimelineMarkdown } from './timeline-markdown';
 import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
 import type { LedgerBundle } from '@im/ledger-proof';
 import { TimelineReader } from './timeline-reader.service';
+import { IncidentQueryService } from '../incidents/incident-query.service';
 import { timelinePageJson } from './timeline-page.response';
 import { TimelineApiDocs } from './timeline.api-docs';
 
@@ -24,6 +26,8 @@ export class TimelineController {
     private readonly appender: TimelineAppendHandler,
     private readonly reader: TimelineReader,
     private readonly ledger: LedgerExports,
+    private readonly incidents: IncidentQueryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** A CloudEvent in any content mode of the HTTP binding: structured, binary or a batch (200 with one result per event). */
@@ -92,7 +96,9 @@ export class TimelineController {
     const events = inTimelineOrder(exported.events);
     if (asked === 'markdown') {
       void reply.header('content-type', 'text/markdown; charset=utf-8');
-      return renderTimelineMarkdown(id, events.map((e) => e.shown.entry), new Date().toISOString(), exported.head);
+      // The Verify line names CONSOLE_URL, the service's configured address, not the request's Host, which a proxy or client sets.
+      const about = { incident: await this.incidents.find(caller, id), serviceUrl: this.config.notifications.consoleUrl };
+      return renderTimelineMarkdown(id, events.map((e) => e.shown.entry), new Date().toISOString(), exported.head, about);
     }
     return events.map((e) => e.event);
   }

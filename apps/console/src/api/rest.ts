@@ -6,6 +6,7 @@ import type { paths } from './openapi-types';
 
 export type TimelineEvent = paths['/api/v1/incidents/{id}/timeline']['get']['responses'][200]['content']['application/json']['events'][number];
 export type ConsoleSettings = paths['/api/v1/console/config']['get']['responses'][200]['content']['application/json'];
+export type Incident = paths['/api/v1/incidents']['get']['responses'][200]['content']['application/json'][number];
 export type Move = 'ack' | 'mitigate' | 'resolve' | 'close';
 export type TimelineFilter = { type?: string; actor?: string; from?: string; to?: string };
 
@@ -28,6 +29,20 @@ export const fetchConsoleSettings = async (): Promise<ConsoleSettings> => answer
 
 export const signInAs = async (claims: { sub: string; roles: string[]; clearance: 'public' | 'internal' | 'restricted' | 'confidential'; data_access: ('pii' | 'phi' | 'legal_hold')[] }) =>
   answer(await api.POST('/api/v1/console/development-token', { body: claims }));
+
+/**
+ * The newest `limit` incidents the caller may see with one of these statuses and
+ * severities (REST spelling; none given: any), and whether more exist (the Link rel="next").
+ */
+export async function listIncidents(token: string, filter: { status: string[]; severity: string[]; limit: number }): Promise<{ incidents: Incident[]; more: boolean }> {
+  const query = {
+    limit: filter.limit,
+    ...(filter.status.length ? { status: filter.status.join(',') } : {}),
+    ...(filter.severity.length ? { severity: filter.severity.join(',') } : {}),
+  };
+  const answered = await api.GET('/api/v1/incidents', { params: { query }, ...withToken(token) });
+  return { incidents: answer(answered), more: /rel="next"/.test(answered.response.headers.get('link') ?? '') };
+}
 
 const MOVES = {
   ack: '/api/v1/incidents/{id}/ack',

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, INCIDENT_PAGE, type IncidentView, RACI_ROLES, type RaciRole } from '../api/documents';
+// The domain's own lifecycle table (pure data, no I/O): the moves the api's quick actions do not cover yet follow the same rule the api decides with.
+import { LIFECYCLE, REFUSED, UNCHANGED } from '../../../../libs/incidents/src/lifecycle';
+import { type Action, ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, INCIDENT_PAGE, type IncidentView, RACI_ROLES, type RaciRole } from '../api/documents';
 import { runGraphql } from '../api/graphql';
 import { exportTimeline, type Move, moveIncident } from '../api/rest';
 import { openStream } from '../live/live-stream';
@@ -22,11 +24,33 @@ async function carryOut(session: Session, id: string, move: Move): Promise<void>
   else await moveIncident(session.token, id, move);
 }
 
-/** The lifecycle buttons; each asks first in a modal dialog, which the keyboard and screen readers handle natively. */
-function Lifecycle({ session, incident, onDone }: { session: Session; incident: IncidentView; onDone: () => void }) {
+/**
+ * The moves that change the incident now, and no other: acknowledging as the
+ * api's quick actions say (its ACK), mitigating, resolving and closing as the
+ * lifecycle table says from the current status (the quick actions have no
+ * action for them). Both need timeline.writer. Read again live with the page.
+ */
+function possibleMoves(incident: IncidentView, actions: Action[], writer: boolean): typeof MOVES {
+  const row = LIFECYCLE[incident.status.toLowerCase() as keyof typeof LIFECYCLE];
+  return MOVES.filter(({ move }) => {
+    if (move === 'ack') return actions.some((action) => action.actionType === 'ACK' && action.enabled);
+    const outcome = row?.[move];
+    return writer && outcome !== undefined && outcome !== REFUSED && outcome !== UNCHANGED;
+  });
+}
+
+/** Why no move is offered, in words. */
+function noMoveReason(incident: IncidentView, writer: boolean): string {
+  if (!writer) return 'Moving the incident on needs the timeline.writer role, which your sign-in does not carry.';
+  return `The incident is ${statusLabel(incident.status)}: nothing is left to move.`;
+}
+
+/** The next steps of the lifecycle, first on the page; each asks first in a modal dialog, which the keyboard and screen readers handle natively. */
+function Lifecycle({ session, incident, actions, onDone }: { session: Session; incident: IncidentView; actions: Action[]; onDone: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [asked, setAsked] = useState<(typeof MOVES)[number] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const moves = possibleMoves(incident, actions, canWrite(session));
   const ask = (choice: (typeof MOVES)[number]) => {
     setError(null);
     setAsked(choice);
@@ -43,15 +67,19 @@ function Lifecycle({ session, incident, onDone }: { session: Session; incident: 
     onDone();
   };
   return (
-    <section aria-labelledby="lifecycle-heading" class="card">
-      <h2 id="lifecycle-heading">Lifecycle</h2>
-      <div class="actions">
-        {MOVES.map((choice) => (
-          <button type="button" key={choice.move} disabled={!canWrite(session)} onClick={() => ask(choice)}>
-            {choice.label}
-          </button>
-        ))}
-      </div>
+    <section aria-labelledby="lifecycle-heading" class="next-steps">
+      <h2 id="lifecycle-heading">Next step</h2>
+      {moves.length === 0 ? (
+        <p class="muted">{noMoveReason(incident, canWrite(session))}</p>
+      ) : (
+        <div class="actions">
+          {moves.map((choice, i) => (
+            <button type="button" key={choice.move} class={i === 0 ? '' : 'secondary'} onClick={() => ask(choice)}>
+              {choice.label}
+            </button>
+          ))}
+        </div>
+      )}
       <ErrorMessage error={error} />
       <dialog ref={dialog} aria-labelledby="confirm-heading">
         <h2 id="confirm-heading">{asked?.label} this incident?</h2>
@@ -222,7 +250,7 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
   }
   return (
     <main id="main" class="incident">
-      <header class="incident-head">
+      <header class="incident-head card">
         <p class="muted">{incident.id}</p>
         <h1>{incident.title}</h1>
         <dl class="facts">
@@ -253,6 +281,7 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
             </dd>
           </div>
         </dl>
+        <Lifecycle session={session} incident={incident} actions={page.data?.quickActions ?? []} onDone={changed} />
         {incident.warRoomLink && (
           <a class="button secondary" href={incident.warRoomLink} target="_blank" rel="noopener noreferrer">
             Join the war room
@@ -260,19 +289,19 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
         )}
       </header>
       <ErrorMessage error={page.error} />
+      {/* The newest events before the forms: on a phone they come right after the status and the next step. */}
       <div class="columns">
-        <div>
-          <Lifecycle session={session} incident={incident} onDone={changed} />
-          <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} onDone={changed} />
-          <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
-          {canExport(session) && <Export session={session} incidentId={id} />}
-        </div>
         <div>
           {canReadTimeline(session) ? (
             <Timeline session={session} incidentId={id} revision={revision} onChange={page.reload} />
           ) : (
             <p class="card">Reading the timeline needs the timeline.reader role.</p>
           )}
+        </div>
+        <div>
+          <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} onDone={changed} />
+          <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
+          {canExport(session) && <Export session={session} incidentId={id} />}
         </div>
       </div>
     </main>

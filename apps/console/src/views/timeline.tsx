@@ -94,6 +94,9 @@ export function Timeline({ session, incidentId, revision, onChange }: { session:
   return (
     <section aria-labelledby="timeline-heading" class="card">
       <h2 id="timeline-heading">Timeline</h2>
+      {/* Folded: the events come first; a filter in force keeps it open, so it is never hidden. */}
+      <details class="filters-fold" open={Object.keys(filter).length > 0}>
+        <summary>Filter events</summary>
       <form class="filters" onSubmit={apply} aria-label="Timeline filters">
         <label>
           Show
@@ -121,6 +124,7 @@ export function Timeline({ session, incidentId, revision, onChange }: { session:
           Filter
         </button>
       </form>
+      </details>
       <ErrorMessage error={read.error} />
       {read.data === undefined && !read.error && <p>Loading the timeline…</p>}
       <ol class="timeline" aria-live="polite" aria-label="Timeline events, newest first">
