@@ -29,6 +29,8 @@ function securityHeaders(): Record<string, string> {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'no-referrer' },
+    // Helmet's default is SAMEORIGIN; frame-ancestors 'none' (here and in every page's own policy) says no frame at all.
+    xFrameOptions: { action: 'deny' },
   });
   const headers: Record<string, string> = {};
   const recorder = {
