@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { LINGER_BYTES } from '../apps/api/src/http/http-hardening';
 import { BODY_LIMIT_BYTES } from '../apps/api/src/http/json-body.parser';
 import { startTestApp, type TestApp } from './support/app';
 
@@ -117,5 +118,33 @@ describe('a client that writes its whole request before reading the answer', () 
       answers.push({ route: `${route.method} ${route.path}`, status: raw.split('\r\n')[0], body: raw.slice(raw.indexOf('\r\n\r\n') + 4) });
     }
     expect(answers).toEqual(routes.map((route) => ({ route: `${route.method} ${route.path}`, status: 'HTTP/1.1 413 Payload Too Large', body: JSON.stringify(TOO_LARGE) })));
+  });
+});
+
+describe('a sender that does not stop', () => {
+  it('gets 413, and the connection is closed after at most LINGER_BYTES more, not read to its end', async () => {
+    const declared = 64 * BODY_LIMIT_BYTES;
+    const outcome = await new Promise<{ status: string; sent: number }>((resolve) => {
+      // It goes on sending after the server's FIN.
+      const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+      let received = '';
+      let sent = 0;
+      const finish = () => resolve({ status: received.split('\r\n')[0], sent });
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      socket.on('error', finish);
+      socket.on('close', finish);
+      socket.on('connect', async () => {
+        socket.write(`POST /api/v1/incidents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+        const chunk = Buffer.alloc(CHUNK, ' ');
+        while (!socket.destroyed && sent < declared) {
+          sent += chunk.length;
+          if (!socket.write(chunk)) await new Promise((drained) => socket.once('drain', drained).once('close', drained));
+        }
+      });
+    });
+    expect(outcome.status).toBe('HTTP/1.1 413 Payload Too Large');
+    // Read past the refusal (the lingering close), then cut at the bound.
+    expect(outcome.sent).toBeGreaterThan(LINGER_BYTES);
+    expect(outcome.sent).toBeLessThan(declared / 2);
   });
 });
