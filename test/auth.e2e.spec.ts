@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { sign } from 'jsonwebtoken';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { startTestApp, type TestApp } from './support/app';
+import { startServer } from './support/server-process';
+import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
 const event = () => ({
@@ -171,5 +173,22 @@ describe('keys removed from the JWKS (production mode, a real JWKS endpoint)', (
     expect((await myIncidents(old)).status).toBe(401);
     expect((await incidents(signed(retiring, 'fresh-token'))).status).toBe(401);
     await incidents(signed(current)).expect(200);
+  });
+});
+
+describe('the development secret in production (the built api, as an operator starts it)', () => {
+  const dir = tempDir('dev-secret');
+  afterAll(() => dir.remove());
+
+  it.each(['JWT_SECRET', 'CURSOR_SECRET'])('refuses to start with %s set to the development secret: one line, exit 1', async (name) => {
+    const env = { DATA_DIR: dir.path, APP_ENV: 'production', JWT_SECRET: 'an-operator-secret-that-is-long-enough', [name]: DEVELOPMENT_JWT_SECRET };
+    const started = startServer(env, 15_000);
+    // Were it to start, it must not outlive the test.
+    void started.then((server) => server.child.kill(), () => undefined);
+    await expect(started).rejects.toThrow(
+      new RegExp(
+        `^server exited \\(1\\) before listening:\\nConfiguration error: ${name} is the development secret, which is published in the source \\(anyone can sign with it\\): set a secret of your own with APP_ENV=production\\n?$`,
+      ),
+    );
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
+import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { startTestApp, type TestApp } from './support/app';
 import { expectError } from './support/expect-error';
@@ -58,11 +59,11 @@ describe('GET /api/v1/validate', () => {
     expect(await t.app.get<EventStore>(EVENT_STORE).headPosition()).toBe(before.head + 1n);
   });
 
-  it('warns about the built-in development secret', async () => {
-    const dev = await startTestApp();
+  it('warns about the built-in development secret, without telling an operator who set it to set it', async () => {
+    const dev = await startTestApp({ JWT_SECRET: DEVELOPMENT_JWT_SECRET });
     try {
       const res = await dev.http().get('/api/v1/validate').expect(200);
-      expect(res.body.results.find((r: { component: string }) => r.component === 'auth')).toMatchObject({ status: 'warn', message: expect.stringMatching(/development secret/) });
+      expect(res.body.results.find((r: { component: string }) => r.component === 'auth')).toMatchObject({ status: 'warn', message: expect.stringMatching(/development secret, which is published in the source: set JWT_SECRET to a secret of your own/) });
       expect(res.body.summary).toMatchObject({ warned: 1, failed: 0 });
     } finally {
       await dev.close();

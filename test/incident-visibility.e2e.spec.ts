@@ -94,6 +94,29 @@ describe('an incident declared with a visibility', () => {
   });
 });
 
+describe('REST declare (POST /api/v1/incidents) with a visibility, as GraphQL declareIncident', () => {
+  it('records it: the incident is withheld below its level', async () => {
+    const res = await t.http().post('/api/v1/incidents').set(OFFICER).send({ title: 'Board meeting', severity: 'SEV-2', visibility: 'confidential' }).expect(201);
+    const id = res.body.id as string;
+    expectError(await t.http().get(`/api/v1/incidents/${id}`).set(RESPONDER), 404, `Incident ${id} not found`);
+    expectError(await t.http().get(`/api/v1/incidents/${id}`), 404, `Incident ${id} not found`);
+    expect((await t.http().get(`/api/v1/incidents/${id}`).set(OFFICER).expect(200)).body).toMatchObject({ title: 'Board meeting' });
+    expect(codes(await graphql(`{ incidentStatus(id: "${id}") { title } }`, RESPONDER))).toEqual(['NOT_FOUND']);
+  });
+
+  it('refuses one above the caller\'s clearance with 403 and the GraphQL message, and stores nothing; the anonymous development caller clears only public', async () => {
+    const before = (await t.http().get('/api/v1/incidents?limit=1000').set(OFFICER)).body.length;
+    const refused = await t.http().post('/api/v1/incidents').set(RESPONDER).send({ title: 'x', severity: 'SEV-1', visibility: 'confidential' });
+    expectError(refused, 403, 'visibility confidential ranks above your clearance (restricted)');
+    const gql = await graphql('mutation { declareIncident(input: { title: "x", severity: SEV_1, visibility: "confidential" }) { id } }', RESPONDER);
+    expect((gql.errors ?? []).map((e) => e.message)).toEqual([refused.body.error]);
+    expectError(await t.http().post('/api/v1/incidents').send({ title: 'x', severity: 'SEV-1', visibility: 'internal' }), 403, 'visibility internal ranks above your clearance (public)');
+    expectError(await t.http().post('/api/v1/incidents').set(OFFICER).send({ title: 'x', severity: 'SEV-1', visibility: 'secret' }), 400, 'visibility must be one of public, internal, restricted, confidential');
+    expect((await t.http().get('/api/v1/incidents?limit=1000').set(OFFICER)).body.length).toBe(before);
+    await t.http().post('/api/v1/incidents').send({ title: 'Open to all', severity: 'SEV-4', visibility: 'public' }).expect(201);
+  });
+});
+
 describe('incident lists', () => {
   it('leave withheld incidents out of the query itself: pages stay full and Link never points past what the caller sees', async () => {
     const fresh = await startTestApp();

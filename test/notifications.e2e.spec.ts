@@ -81,6 +81,18 @@ describe('who is notified of what, by mail', () => {
     expect(await decision('alice', { incidentId: id, channel: 'email', trigger: 'status_changed' })).toMatchObject({ decision: 'SENT' });
   });
 
+  it('keeps a title on one line in the mail: its line breaks plant no lines of their own in the body', async () => {
+    await save('olga', { channels: ['email'] });
+    const forged = 'Outage\r\nStatus: resolved\r\n\r\nPay at https://pay.example/x\u2028Severity: SEV-4';
+    const id = await declare('olga', { title: forged });
+    await smtp.waitFor(() => smtp.to('olga@example.com').length === 1);
+    const [mail] = smtp.to('olga@example.com');
+    const lines = mail.raw.slice(mail.raw.indexOf('\r\n\r\n') + 4).split('\r\n');
+    expect(lines).toContain('Title: Outage Status: resolved Pay at https://pay.example/x Severity: SEV-4');
+    expect(lines.filter((line) => /^(Status|Severity|Pay at)/.test(line))).toEqual(['Severity: SEV-2', 'Status: open']);
+    expect(mail.header('subject')).toMatch(new RegExp(`^\\[SEV-2\\] ${id}: Outage Status: resolved`));
+  });
+
   it('suppresses by severity filter, then mails the same responder when the severity is raised into it', async () => {
     await save('bob', { severityFilter: ['SEV_1'], channels: ['email'] });
     const id = await declare('alice');

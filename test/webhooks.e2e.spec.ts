@@ -67,6 +67,25 @@ describe('webhook registration (private networks refused, the default)', () => {
     }
   });
 
+  it('refuses a registration that would read more than its admin (403, naming the rule) and records nothing', async () => {
+    const publicAdmin = bearer(token({ sub: 'pat', roles: ['webhooks.admin'], clearance: 'public', data_access: [] }));
+    const rule = 'a webhook is sent no more than the admin who registers it may read';
+    const before = (await t.app.get<EventStore>(EVENT_STORE).readStream('webhooks')).length;
+    const asked = { url: 'https://hooks.example.com/all', event_types: ['*'], clearance: 'confidential', data_access: ['pii', 'phi', 'legal_hold'] };
+    expect((await t.http().post('/api/v1/webhooks').set(publicAdmin).send(asked).expect(403)).body).toEqual({
+      error: `clearance confidential ranks above your clearance (public): ${rule}`,
+      status: 403,
+    });
+    expect((await t.http().post('/api/v1/webhooks').set(publicAdmin).send({ ...asked, clearance: 'public' }).expect(403)).body.error).toBe(
+      `data_access pii, phi, legal_hold are not in your data_access (none): ${rule}`,
+    );
+    // The default (internal) is above a public admin too: it says so rather than quietly reading less.
+    expect((await t.http().post('/api/v1/webhooks').set(publicAdmin).send({ url: asked.url, event_types: ['*'] }).expect(403)).body.error).toBe(
+      `the default clearance internal ranks above your clearance (public): ${rule}`,
+    );
+    expect((await t.app.get<EventStore>(EVENT_STORE).readStream('webhooks')).length).toBe(before);
+  });
+
   it('refuses a malformed registration with 400 and records nothing', async () => {
     const res = await t.http().post('/api/v1/webhooks').set(ADMIN).send({ url: 'ftp://hooks.example.com/', event_types: 'im.incident.*', clearance: 'top' }).expect(400);
     expect(res.body).toEqual({

@@ -28,6 +28,14 @@ describe('security headers and CORS', () => {
     }
   });
 
+  it('forbids framing in one voice (X-Frame-Options DENY with frame-ancestors none) on the API, the console and the docs pages', async () => {
+    for (const path of ['/api/v1/incidents', '/api/v1/nothing-here', '/', '/incidents/INC-00000000', '/api/v1/docs', '/api/v1/graphql']) {
+      const res = await open.http().get(path).set('accept', 'text/html');
+      expect([path, res.headers['x-frame-options']]).toEqual([path, 'DENY']);
+      expect([path, res.headers['content-security-policy']]).toEqual([path, expect.stringMatching(/frame-ancestors 'none'/)]);
+    }
+  });
+
   it('gives the development HTML pages a policy that allows only their own inline script', async () => {
     const docs = await open.http().get('/api/v1/docs');
     expect(docs.status).toBe(200);

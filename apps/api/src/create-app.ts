@@ -6,7 +6,7 @@ import type { AppConfig } from '@im/config';
 import { closeStores, openStores, type OpenStoresOptions } from '@im/persistence';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
-import { enableCors, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
+import { enableCors, registerLingeringClose, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
 import { clientErrorHandler } from './http/client-error.handler';
 import { BODY_LIMIT_BYTES, registerJsonParser } from './http/json-body.parser';
 import { accessLogger, createJsonLogger, NestJsonLogger, requestIdOf } from './http/json-logger';
@@ -43,6 +43,7 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
   const fastify = adapter.getInstance();
   registerJsonParser(fastify);
   registerSecurityHeaders(fastify);
+  registerLingeringClose(fastify);
   registerRequestLogging(fastify, accessLogger(logger));
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
   const stores = await openStores(config, { ...options, lock: 'api' });

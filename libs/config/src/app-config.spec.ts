@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config';
+import { ConfigError, DEVELOPMENT_JWT_SECRET, loadConfig } from './app-config';
 
 describe('loadConfig', () => {
   it('defaults to development on loopback port 3000 with ./data and the embedded stores', () => {
@@ -40,6 +40,17 @@ describe('loadConfig', () => {
       // A key removed from the JWKS stops verifying within a minute (docs/security.md).
       keyRemovalMs: 60_000,
     });
+  });
+
+  it.each(['JWT_SECRET', 'CURSOR_SECRET', 'WEBHOOK_SECRET_KEY'])('refuses the published development secret as %s in production, in one line that names it', (name) => {
+    const production = { APP_ENV: 'production', JWT_SECRET: 's'.repeat(32) };
+    for (const given of [DEVELOPMENT_JWT_SECRET, ` ${DEVELOPMENT_JWT_SECRET}\n`]) {
+      expect(() => loadConfig({ ...production, [name]: given })).toThrow(
+        new ConfigError(`${name} is the development secret, which is published in the source (anyone can sign with it): set a secret of your own with APP_ENV=production`),
+      );
+    }
+    // Development may name it: it is what development signs with anyway.
+    expect(() => loadConfig({ [name]: DEVELOPMENT_JWT_SECRET })).not.toThrow();
   });
 
   it('keeps delivery attempts 90 days unless DELIVERY_LOG_DAYS says otherwise (longer than any retry window)', () => {

@@ -60,8 +60,7 @@ function webhooksConfig(env: Env, appEnv: AppConfig['env']): WebhooksConfig {
   if (!Number.isFinite(retryHours) || retryHours < 0 || retryHours > 720) {
     throw new ConfigError(`WEBHOOK_RETRY_HOURS must be a number of hours from 0 to 720 (got "${env.WEBHOOK_RETRY_HOURS}")`);
   }
-  const secretKey = env.WEBHOOK_SECRET_KEY || null;
-  if (secretKey !== null && secretKey.length < MIN_SECRET_LENGTH) throw new ConfigError(`WEBHOOK_SECRET_KEY must be at least ${MIN_SECRET_LENGTH} characters`);
+  const secretKey = secretVariable(env, 'WEBHOOK_SECRET_KEY', appEnv);
   return {
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     retryHours,
@@ -182,6 +181,22 @@ export type JwtConfig = { issuer?: string; audience?: string; keyRemovalMs: numb
 export const DEVELOPMENT_JWT_SECRET = 'incident-service-development-secret-do-not-use-in-production';
 const MIN_SECRET_LENGTH = 32;
 
+/**
+ * A secret from the environment (JWT_SECRET, CURSOR_SECRET, WEBHOOK_SECRET_KEY),
+ * or null when unset. The development secret is printed in the source, so anyone
+ * can sign or seal with it: production refuses it under every name, surrounding
+ * whitespace or not, as it refuses no secret at all.
+ */
+function secretVariable(env: Env, name: string, appEnv: AppConfig['env']): string | null {
+  const secret = env[name] || null;
+  if (secret === null) return null;
+  if (appEnv === 'production' && secret.trim() === DEVELOPMENT_JWT_SECRET) {
+    throw new ConfigError(`${name} is the development secret, which is published in the source (anyone can sign with it): set a secret of your own with APP_ENV=production`);
+  }
+  if (secret.length < MIN_SECRET_LENGTH) throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters`);
+  return secret;
+}
+
 function jwtConfig(env: Env, appEnv: AppConfig['env']): JwtConfig {
   const issuer = env.JWT_ISSUER || undefined;
   const audience = env.JWT_AUDIENCE || undefined;
@@ -191,11 +206,8 @@ function jwtConfig(env: Env, appEnv: AppConfig['env']): JwtConfig {
     if (!/^https?:\/\//.test(env.JWT_JWKS_URL)) throw new ConfigError('JWT_JWKS_URL must be an http(s) URL');
     return { kind: 'jwks', jwksUrl: env.JWT_JWKS_URL, issuer, audience, keyRemovalMs };
   }
-  const secret = env.JWT_SECRET || (appEnv === 'development' ? DEVELOPMENT_JWT_SECRET : undefined);
+  const secret = secretVariable(env, 'JWT_SECRET', appEnv) ?? (appEnv === 'development' ? DEVELOPMENT_JWT_SECRET : undefined);
   if (!secret) throw new ConfigError('production needs JWT_JWKS_URL (RS256/ES256 keys) or JWT_SECRET (HS256)');
-  if (secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError(`JWT_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
-  }
   return { kind: 'secret', secret, issuer, audience, keyRemovalMs };
 }
 
@@ -248,12 +260,6 @@ function backends(env: Env): Pick<AppConfig, 'eventStore' | 'readStore' | 'proje
   >;
 }
 
-function cursorSecret(env: Env): string | null {
-  const secret = env.CURSOR_SECRET || null;
-  if (secret !== null && secret.length < MIN_SECRET_LENGTH) throw new ConfigError(`CURSOR_SECRET must be at least ${MIN_SECRET_LENGTH} characters`);
-  return secret;
-}
-
 function consoleOidcClientId(env: Env): string | null {
   const clientId = env.CONSOLE_OIDC_CLIENT_ID || null;
   if (clientId !== null && !env.JWT_ISSUER) throw new ConfigError('CONSOLE_OIDC_CLIENT_ID needs JWT_ISSUER, the OpenID provider the console signs in at');
@@ -288,7 +294,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...backends(env),
     projectionWaitMs: integer(env, 'PROJECTION_WAIT_MS', 5000, 1, 600_000),
     jwt: jwtConfig(env, appEnv),
-    cursorSecret: cursorSecret(env),
+    cursorSecret: secretVariable(env, 'CURSOR_SECRET', appEnv),
     policy: policyConfig(env),
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     consoleOidcClientId: consoleOidcClientId(env),

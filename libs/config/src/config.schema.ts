@@ -15,7 +15,11 @@ export const CONFIG_SCHEMA = {
     MONGODB_URL: { type: 'string', description: 'e.g. mongodb://localhost:27017/incidents?replicaSet=rs0' },
     PROJECTOR: { enum: ['embedded', 'external'], default: 'embedded', description: 'external: run apps/projector as its own process' },
     PROJECTION_WAIT_MS: { type: 'integer', minimum: 1, maximum: 600000, default: 5000 },
-    JWT_SECRET: { type: 'string', minLength: 32, description: 'HS256 secret; required in production unless JWT_JWKS_URL is set' },
+    JWT_SECRET: {
+      type: 'string',
+      minLength: 32,
+      description: 'HS256 secret; required in production unless JWT_JWKS_URL is set. Production refuses the development secret here, in CURSOR_SECRET and in WEBHOOK_SECRET_KEY',
+    },
     JWT_JWKS_URL: { type: 'string', format: 'uri', description: 'Published RS256/ES256 keys' },
     JWT_ISSUER: { type: 'string' },
     JWT_AUDIENCE: { type: 'string' },

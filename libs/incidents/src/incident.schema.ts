@@ -33,5 +33,10 @@ export const CREATE_INCIDENT_SCHEMA = {
     title: { type: 'string', minLength: 1, maxLength: TITLE_MAX_LENGTH, description: 'Not blank; stored trimmed' },
     severity: { enum: [...SEVERITIES] },
     description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH },
+    visibility: {
+      type: 'string',
+      description:
+        "public, internal, restricted or confidential: recorded as im.visibility, and the incident is withheld from callers whose clearance ranks below it. At most the caller's own clearance (403 above it). Absent or null: seen by everyone who may use the incident endpoints",
+    },
   },
 } as const;

@@ -175,7 +175,8 @@ export class ValidationService {
       if (!Array.isArray(keys) || keys.length === 0) throw new Error(`JWKS at ${jwt.jwksUrl} has no keys (HTTP ${response.status})`);
       return `RS256/ES256 with ${keys.length} published key(s)`;
     }
-    if (jwt.secret === DEVELOPMENT_JWT_SECRET) throw new Warning('HS256 with the built-in development secret: set JWT_SECRET');
+    // Development only (production refuses it at start), whether JWT_SECRET is unset or names it.
+    if (jwt.secret === DEVELOPMENT_JWT_SECRET) throw new Warning('HS256 with the development secret, which is published in the source: set JWT_SECRET to a secret of your own');
     return 'HS256 with JWT_SECRET';
   }
 

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { AppConfig } from '@im/config';
+import { BODY_LIMIT_BYTES } from './json-body.parser';
 
 /**
  * Response headers for an API that serves JSON to phones and scripts: no
@@ -29,6 +30,8 @@ function securityHeaders(): Record<string, string> {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     crossOriginResourcePolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'no-referrer' },
+    // Helmet's default is SAMEORIGIN; frame-ancestors 'none' (here and in every page's own policy) says no frame at all.
+    xFrameOptions: { action: 'deny' },
   });
   const headers: Record<string, string> = {};
   const recorder = {
@@ -88,4 +91,54 @@ export function registerRequestLogging(fastify: FastifyInstance, access: Logger)
     );
     done();
   });
+}
+
+/** How much more of a refused body is read and discarded, and for how long, before its connection closes. */
+export const LINGER_BYTES = 4 * BODY_LIMIT_BYTES;
+export const LINGER_MS = 10_000;
+
+/**
+ * A body refused before it has all arrived (over the limit: 413, or not
+ * parseable) is answered with `Connection: close`, and node then closes the
+ * socket at once. Closing with the rest of the body still arriving resets the
+ * connection (RST), and a client still sending, or one that reads only once it
+ * has sent everything, loses the answer: it sees "connection reset" instead of
+ * 413. So such a connection closes gracefully: the answer and our FIN go out,
+ * what the client still sends is read and discarded up to LINGER_BYTES or
+ * LINGER_MS, then the socket closes (at once when the body ends). Only replies
+ * to incomplete requests are touched: the check is one boolean on every other.
+ */
+export function registerLingeringClose(fastify: FastifyInstance): void {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!request.raw.complete && reply.getHeader('connection') === 'close') lingerBeforeClose(request.raw);
+    done(null, payload);
+  });
+}
+
+function lingerBeforeClose(request: IncomingMessage): void {
+  const socket = request.socket;
+  const closeNow = socket.destroySoon.bind(socket);
+  let discarded = 0;
+  let closing = false;
+  let timer: NodeJS.Timeout | undefined;
+  const close = () => {
+    clearTimeout(timer);
+    request.off('data', discard);
+    socket.destroy();
+  };
+  const discard = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (closing && discarded > LINGER_BYTES) close();
+  };
+  // Read by us, node does not dump the body (its dump would read it all, unbounded).
+  request.on('data', discard);
+  request.once('end', () => closing && close());
+  // What node calls once the answer is written on a `Connection: close` response.
+  socket.destroySoon = () => {
+    if (request.complete) return closeNow();
+    closing = true;
+    socket.end();
+    if (discarded > LINGER_BYTES) return close();
+    timer = setTimeout(close, LINGER_MS).unref();
+  };
 }

@@ -19,6 +19,12 @@ export interface CommandContext {
 /** What a declaration needs besides the id and time the handler assigns. */
 export type DeclareInput = Omit<DeclareIncident, 'kind' | 'incidentId' | 'time'>;
 
+/** What a declare (REST or GraphQL) asks the handler for: the input, and the attributes its visibility records. */
+export interface DeclareRequest {
+  input: DeclareInput;
+  attributes: EnvelopeContext['attributes'];
+}
+
 type DecideEvents = (state: IncidentState) => ReturnType<typeof decide>;
 
 /**

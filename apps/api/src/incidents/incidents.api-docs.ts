@@ -1,6 +1,6 @@
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { SEVERITIES, STATUSES } from '@im/incidents';
-import { ApiErrors, apiDocs, ref } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs, errorResponse, ref } from '../diagnostics/api-docs.decorators';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './incident-list.query';
 
 /** The OpenAPI declaration of each incident route; the controller only routes. */
@@ -27,6 +27,7 @@ export const IncidentsApiDocs = {
       schema: ref('Incident'),
       headers: { Location: { description: 'The path of the new incident', schema: { type: 'string' } } },
     }),
+    ApiResponse({ status: 403, ...errorResponse("visibility ranks above the caller's clearance") }),
     ApiErrors(400, 413, 415),
   ),
 

@@ -12,6 +12,7 @@ import type { FastifyReply } from 'fastify';
 import type { Transition } from '@im/incidents';
 import { CurrentPrincipal } from '../auth/access.decorators';
 import type { Principal } from '../auth/principal';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { parseCreateIncidentBody } from './create-incident.body';
 import { IncidentQueryService } from './incident-query.service';
@@ -27,6 +28,7 @@ export class IncidentsController {
   constructor(
     private readonly commands: IncidentCommandHandler,
     private readonly incidents: IncidentQueryService,
+    private readonly visibility: IncidentVisibility,
   ) {}
 
   @Post()
@@ -37,7 +39,8 @@ export class IncidentsController {
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<IncidentResponse> {
-    const incident = await this.commands.declare(parseCreateIncidentBody(body), { caller });
+    const { input, attributes } = parseCreateIncidentBody(body, caller, this.visibility.levelsFor(caller));
+    const incident = await this.commands.declare(input, { caller, attributes });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
     return this.read(incident.id, caller);
   }

@@ -74,7 +74,7 @@ const eventFields = fc.record({
 const readerOf = fc.record({ clearance: fc.constantFrom(...VISIBILITIES), dataAccess: fc.subarray([...DATA_CLASSES]) });
 
 /**
- * The link of an exported event as a verifier written from extensions.md §7's text alone computes
+ * The link of an exported event as a verifier written from the contract's text alone (docs/api.md, "Verifiable ledger") computes
  * it (JCS by canonicalize, the reference): the redactable members are `/im.actor`, every member of an object `data` but `severity`
  * and `service` (else `/data`) and `/data_base64` (present, or left out and committed), and
  * every other attribute stays in clear.

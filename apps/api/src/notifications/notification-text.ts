@@ -1,4 +1,5 @@
 import type { NotificationContent } from '@im/read-models';
+import { oneLine } from '../text/one-line';
 
 const WHY: Record<string, (content: NotificationContent) => string> = {
   assigned: () => 'You were given a role on this incident.',
@@ -7,8 +8,20 @@ const WHY: Record<string, (content: NotificationContent) => string> = {
   status_changed: ({ status }) => `It is now ${status}.`,
 };
 
+/**
+ * The content as mail and push show it: each value on one line. A title is a
+ * sender's text (any timeline.writer's); with its line breaks it could add
+ * official-looking lines ("Status: resolved", a payment link) to the body.
+ */
+function shown(content: NotificationContent): NotificationContent {
+  const one = { ...content };
+  for (const name of Object.keys(one) as (keyof NotificationContent)[]) one[name] = oneLine(one[name]);
+  return one;
+}
+
 /** The mail: subject and plain text, from the content alone (title, severity, status, link: never timeline content). */
-export function notificationMail(content: NotificationContent): { subject: string; text: string } {
+export function notificationMail(sent: NotificationContent): { subject: string; text: string } {
+  const content = shown(sent);
   const why = (WHY[content.trigger] ?? (() => ''))(content);
   return {
     subject: `[${content.severity}] ${content.incident_id}: ${content.title}`,
@@ -17,6 +30,7 @@ export function notificationMail(content: NotificationContent): { subject: strin
 }
 
 /** The push payload (docs/api.md, "Notifications"): exactly these fields, as JSON. */
-export function notificationPayload({ incident_id, title, severity, status, trigger, url }: NotificationContent): string {
+export function notificationPayload(sent: NotificationContent): string {
+  const { incident_id, title, severity, status, trigger, url } = shown(sent);
   return JSON.stringify({ incident_id, title, severity, status, trigger, url });
 }

@@ -1,14 +1,7 @@
 import type { Incident } from '@im/incidents';
 import type { SignedHead } from '@im/ledger-proof';
 import type { TimelineEntry } from '@im/read-models';
-
-/**
- * Every line break a renderer or editor may honour: CommonMark's (\r\n, lone \r, \n) and the
- * others (\v, \f, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR). A lone \r is a line ending to
- * CommonMark: missing it let event text start a forged heading.
- */
-const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
-const LINE_BREAKS = new RegExp(`(?:${LINE_BREAK.source})+`, 'g');
+import { LINE_BREAK, oneLine } from '../text/one-line';
 
 /** No raw HTML (so no HTML block either) and no entity references: `<` and `&` show as typed. */
 const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -27,7 +20,7 @@ const inert = (line: string) =>
     .replace(/^(\d+)([.)])/, '$1\\$2');
 
 /** One line of text, placed after a label on a line of its own (so no block can start there). */
-const inline = (value: string) => escapeHtml(value).replace(LINE_BREAKS, ' ');
+const inline = (value: string) => oneLine(escapeHtml(value));
 
 /** Multi-line event text, kept readable but unable to forge structure. */
 const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).join('\n');

@@ -1,5 +1,7 @@
 import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
 import { InvalidError, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
+import { refuseAboveClearance, refuseBeyondDataAccess } from '../auth/caller-limits';
+import type { Principal } from '../auth/principal';
 import { jsonObjectBody } from '../http/json-body.parser';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
 
@@ -26,13 +28,20 @@ function urlProblem(url: unknown): string | undefined {
   return undefined;
 }
 
+/** Why a registration may not read more than its registrant (docs/security.md). */
+export const REGISTRANT_LIMIT = 'a webhook is sent no more than the admin who registers it may read';
+
 /**
  * POST /api/v1/webhooks: `{url, event_types, clearance?, data_access?,
- * description?}`; any other field is ignored. Whether the url's address may
- * be reached is checked next, with DNS (checkDestination).
+ * description?}`; any other field is ignored. The registration reads as a
+ * timeline reader with its clearance and data access, so neither may exceed the
+ * registering admin's own (403, the same rule as a declare's visibility;
+ * `visibleLevels` are the levels the admin clears). Whether the url's address
+ * may be reached is checked next, with DNS (checkDestination).
  */
-export function parseCreateWebhookBody(body: unknown): CreateWebhookInput {
-  const { url, event_types: eventTypes, clearance = DEFAULT_WEBHOOK_CLEARANCE, data_access: dataAccess = [], description = null } = jsonObjectBody(body);
+export function parseCreateWebhookBody(body: unknown, admin: Principal, visibleLevels: readonly string[]): CreateWebhookInput {
+  const fields = jsonObjectBody(body);
+  const { url, event_types: eventTypes, clearance = DEFAULT_WEBHOOK_CLEARANCE, data_access: dataAccess = [], description = null } = fields;
   const problems = [
     urlProblem(url),
     !(isStrings(eventTypes) && eventTypes.length > 0 && eventTypes.every((type) => TYPE_PATTERN.test(type))) &&
@@ -42,6 +51,8 @@ export function parseCreateWebhookBody(body: unknown): CreateWebhookInput {
     !(description === null || typeof description === 'string') && 'description must be a string',
   ].filter((problem): problem is string => typeof problem === 'string');
   if (problems.length) throw new InvalidError(problems.join('; '));
+  refuseAboveClearance(fields.clearance === undefined ? 'the default clearance' : 'clearance', clearance as string, admin, visibleLevels, REGISTRANT_LIMIT);
+  refuseBeyondDataAccess('data_access', dataAccess as DataClass[], admin, REGISTRANT_LIMIT);
   return {
     url: new URL(url as string),
     eventTypes: eventTypes as string[],

@@ -1,7 +1,7 @@
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DATA_CLASSES, VISIBILITIES } from '@im/cloudevents';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
-import { ApiErrors, apiDocs } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs, errorResponse } from '../diagnostics/api-docs.decorators';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
 
 /** The OpenAPI declaration of each webhook route; the controller only routes. */
@@ -13,8 +13,12 @@ const EVENT_TYPES = {
   description: 'Type patterns as in the timeline filter: an exact type, a prefix ending in *, or *',
   example: ['im.incident.*'],
 };
-const CLEARANCE = { type: 'string', enum: [...VISIBILITIES], description: 'Events above it are not sent (default internal)' };
-const DATA_ACCESS = { type: 'array', items: { type: 'string', enum: [...DATA_CLASSES] }, description: 'Data classes shown unredacted (default none)' };
+const CLEARANCE = { type: 'string', enum: [...VISIBILITIES], description: "Events above it are not sent (default internal); at most the registering admin's clearance" };
+const DATA_ACCESS = {
+  type: 'array',
+  items: { type: 'string', enum: [...DATA_CLASSES] },
+  description: "Data classes shown unredacted (default none); only classes in the registering admin's data_access",
+};
 const CREATE_BODY = {
   type: 'object',
   required: ['url', 'event_types'],
@@ -74,6 +78,7 @@ export const WebhooksApiDocs = {
     ApiOperation({ summary: 'Register a webhook: the events appended from now on are sent to it, signed (Standard Webhooks); needs webhooks.admin' }),
     ApiBody({ schema: CREATE_BODY }),
     ApiResponse({ status: 201, description: 'The registration, with its signing secret shown this once', schema: CREATED }),
+    ApiResponse({ status: 403, ...errorResponse("Without webhooks.admin, or a clearance (the default internal included) or data class above the admin's own") }),
     ApiErrors(400, 413, 415),
   ),
 

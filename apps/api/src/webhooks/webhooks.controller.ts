@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { type Principal, WEBHOOKS_ADMIN_ROLE } from '../auth/principal';
+import { IncidentVisibility } from '../policy/incident-visibility';
 import { parseCreateWebhookBody } from './create-webhook.body';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { WebhookDeliveries } from './webhook-deliveries.service';
@@ -16,13 +17,14 @@ export class WebhooksController {
     private readonly commands: WebhookCommandHandler,
     private readonly webhooks: WebhookQueryService,
     private readonly deliveries: WebhookDeliveries,
+    private readonly visibility: IncidentVisibility,
   ) {}
 
   @Post()
   @HttpCode(201)
   @WebhooksApiDocs.create
   create(@Body() body: unknown, @CurrentPrincipal() admin: Principal): Promise<CreatedWebhook> {
-    return this.commands.register(parseCreateWebhookBody(body), admin.sub);
+    return this.commands.register(parseCreateWebhookBody(body, admin, this.visibility.levelsFor(admin)), admin.sub);
   }
 
   @Get()
