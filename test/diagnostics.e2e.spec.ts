@@ -26,11 +26,12 @@ describe('GET /api/v1/validate', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       capabilities: { database: true, timeline: true, websocket: true, sse: true, graphql: true },
       results: expect.any(Array),
-      summary: { total: 12, passed: 12, failed: 0, warned: 0 },
+      summary: { total: 13, passed: 13, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
       'event_store.writable',
+      'ledger.continuity',
       'read_store.reachable',
       'projections.lag',
       'projections.faults',
@@ -105,7 +106,7 @@ describe('validate names the broken component', () => {
       const res = await t.http().get('/api/v1/validate?self_test=true').set(WRITER).expect(200);
       const failed = res.body.results.filter((r: { status: string }) => r.status === 'fail').map((r: { component: string; check: string }) => `${r.component}.${r.check}`);
       expect(failed).toEqual(expect.arrayContaining(['event_store.reachable', 'event_store.writable', 'self_test.round_trip']));
-      expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag')).toBe(true);
+      expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag' || name === 'ledger.continuity')).toBe(true);
       expect(res.body.capabilities.database).toBe(false);
     } finally {
       await t.close().catch(() => undefined);

@@ -1,0 +1,240 @@
+import { type BeforeApplicationShutdown, ConflictException, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { createPublicKey, sign, verify } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
+import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
+import { type Chain, type ChainHeads, headSignedBy, isChain, type LedgerEvent, type SignedHead } from '@im/ledger-proof';
+import { describeRewrite, followChains, type Rewrite, type SignedPositions, type StoredLink, type Verified } from './chain-continuity';
+import { LedgerKeys } from './ledger-keys';
+
+/** Every head the service signs, one JSON line each, for the operator to ship where the server cannot rewrite it. */
+export const SIGNED_HEADS_FILE = 'ledger-heads.jsonl';
+/** How far each incident stream's chains were verified, signed with the ledger key so that the store's writer cannot move it. */
+export const VERIFIED_FILE = 'ledger-verified.json';
+const LOG_BATCH = 1000;
+
+const CHECKED: unique symbol = Symbol('checked');
+
+/** Heads that the check vouches for: only `LedgerContinuity` makes them, and only these are signed. */
+export interface CheckedHeads {
+  readonly incidentId: string;
+  readonly heads: ChainHeads;
+  readonly checked: typeof CHECKED;
+}
+
+/** What a caller is told of a chain that no longer extends what the service vouched for. */
+export class LedgerRewrittenError extends ConflictException {
+  constructor(readonly rewrite: Rewrite) {
+    super(`the ledger of ${describeRewrite(rewrite)}. The service signs no head for this chain until the stored history is restored`);
+  }
+}
+
+/**
+ * Keeps the service from vouching for a rewritten history (docs/security.md, "Write access
+ * to the store"). A head is signed only for a chain that extends the last head signed for it,
+ * as recomputed from the stored events; at start and in validate every incident stream is
+ * checked from where it was last verified (DATA_DIR/ledger-verified.json), so the cost is the
+ * events written since, plus one read per stream.
+ */
+@Injectable()
+export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('LedgerContinuity');
+  private readonly headsFile: string;
+  private readonly verifiedFile: string;
+  /** incident id -> chain -> n -> the heads signed there. */
+  private readonly signed = new Map<string, SignedPositions>();
+  /** incident id -> chain -> the head signed last (what a bundle carried). */
+  private readonly lastSigned = new Map<string, Partial<Record<Chain, SignedHead>>>();
+  /** stream id -> how far it was verified. */
+  private verified = new Map<string, Verified>();
+  /** The log position below which every incident stream is known to `verified`. */
+  private position = 0n;
+  private readonly rewrites = new Map<string, Partial<Record<Chain, Rewrite>>>();
+  private dirty = false;
+  /** Events read by the checks since start: what the incremental check saves is events not read again. */
+  eventsRead = 0;
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly keys: LedgerKeys,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.headsFile = join(config.dataDir, SIGNED_HEADS_FILE);
+    this.verifiedFile = join(config.dataDir, VERIFIED_FILE);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.loadSignedHeads();
+    this.loadVerified();
+    const started = Date.now();
+    const read = this.eventsRead;
+    const found = await this.checkAll();
+    const summary = `ledger: ${this.verified.size} incident stream(s) checked from where they were last verified, ${this.eventsRead - read} event(s) read, in ${Date.now() - started} ms`;
+    if (found.length === 0) this.logger.log(summary);
+    for (const rewrite of found) this.logger.error(`REWRITTEN LEDGER: ${describeRewrite(rewrite)}`);
+  }
+
+  /** The last check before the stores close: a restart then checks only what is written after it. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.checkAll().catch((error: unknown) => this.logger.warn(`checking the ledger before shutdown failed: ${(error as Error).message}`));
+  }
+
+  /**
+   * Checks every incident stream from where it was verified, and those new since, then keeps
+   * how far; answers every rewrite found (now or before, in this process).
+   */
+  async checkAll(): Promise<Rewrite[]> {
+    const streams = new Set(this.verified.keys());
+    for (let after = this.position; ; ) {
+      const events = await this.store.readAll(after, LOG_BATCH);
+      this.eventsRead += events.length;
+      for (const { streamId } of events) if (incidentIdOfStream(streamId) !== undefined) streams.add(streamId);
+      if (events.length > 0) after = events[events.length - 1].position;
+      if (events.length < LOG_BATCH) {
+        this.position = after;
+        break;
+      }
+    }
+    for (const streamId of streams) await this.checkStream(streamId);
+    this.save();
+    return this.found();
+  }
+
+  /** Every rewrite found, by incident and chain. */
+  found(): Rewrite[] {
+    return [...this.rewrites.values()].flatMap((chains) => Object.values(chains));
+  }
+
+  /** Checks the incident's stream from where it was verified: the heads to sign, or the chains' rewrites. */
+  async check(incidentId: string): Promise<CheckedHeads> {
+    const streamId = incidentStreamId(incidentId);
+    await this.checkStream(streamId);
+    return this.checkedHeads(incidentId, this.verified.get(streamId)?.heads ?? {});
+  }
+
+  /** Checks a whole stream as an export read it (every link recomputed), against what was verified and signed. */
+  checkRead(incidentId: string, stream: RecordedEvent[]): CheckedHeads {
+    const streamId = incidentStreamId(incidentId);
+    const known = this.verified.get(streamId);
+    const outcome = followChains(incidentId, stream.map(storedLink), undefined, known, this.signed.get(incidentId) ?? {}, new Date().toISOString());
+    this.record(incidentId, outcome.rewrites);
+    if (outcome.through && outcome.through.revision > (known?.revision ?? -1)) this.keep(streamId, outcome.through);
+    return this.checkedHeads(incidentId, stream.at(-1)?.ledger?.heads ?? {});
+  }
+
+  /** The rewrite found in the chain, if any. */
+  rewriteOf(incidentId: string, chain: Chain): Rewrite | undefined {
+    return this.rewrites.get(incidentId)?.[chain];
+  }
+
+  /** Records a head about to be kept; refuses one that does not extend the last head signed for its chain. */
+  noteSigned(head: SignedHead): void {
+    const rewrite = this.rewriteOf(head.incident_id, head.chain);
+    if (rewrite) throw new LedgerRewrittenError(rewrite);
+    const last = this.lastSigned.get(head.incident_id)?.[head.chain];
+    if (last && (head.n < last.n || (head.n === last.n && head.hash !== last.hash))) {
+      const rewrite = { incidentId: head.incident_id, chain: head.chain, n: Math.min(head.n, last.n), eventId: null, reason: `the stored chain ends at position ${head.n} (${head.hash}), which does not extend the head signed at ${last.signed_at} (position ${last.n}, ${last.hash})` };
+      this.record(head.incident_id, [rewrite]);
+      throw new LedgerRewrittenError(rewrite);
+    }
+    this.remember(head);
+  }
+
+  /** Saves how far each stream was verified, when that moved (atomically: a crash leaves the previous record). */
+  save(): void {
+    if (!this.dirty) return;
+    const body = JSON.stringify({ position: this.position.toString(), streams: Object.fromEntries([...this.verified].map(([id, v]) => [id, [v.revision, v.heads, v.at]])) });
+    const sig = sign(null, Buffer.from(body, 'utf8'), this.keys.signingKey).toString('base64url');
+    writeFileSync(`${this.verifiedFile}.tmp`, `${body}\n${JSON.stringify({ kid: this.keys.active.kid, sig })}\n`);
+    renameSync(`${this.verifiedFile}.tmp`, this.verifiedFile);
+    this.dirty = false;
+  }
+
+  private async checkStream(streamId: string): Promise<void> {
+    const incidentId = incidentIdOfStream(streamId)!;
+    const from = this.verified.get(streamId);
+    const events = await this.store.readStream(streamId, BigInt(from?.revision ?? 0));
+    this.eventsRead += events.length;
+    const outcome = followChains(incidentId, events.map(storedLink), from, from, this.signed.get(incidentId) ?? {}, new Date().toISOString());
+    this.record(incidentId, outcome.rewrites);
+    if (outcome.through && outcome.through.revision !== from?.revision) this.keep(streamId, outcome.through);
+  }
+
+  private keep(streamId: string, through: Verified): void {
+    this.verified.set(streamId, through);
+    this.dirty = true;
+  }
+
+  private record(incidentId: string, rewrites: Rewrite[]): void {
+    if (rewrites.length === 0) return;
+    const chains = this.rewrites.get(incidentId) ?? {};
+    for (const rewrite of rewrites) {
+      if (!chains[rewrite.chain]) this.logger.error(`REWRITTEN LEDGER: ${describeRewrite(rewrite)}`);
+      chains[rewrite.chain] ??= rewrite;
+    }
+    this.rewrites.set(incidentId, chains);
+  }
+
+  private checkedHeads(incidentId: string, heads: ChainHeads): CheckedHeads {
+    return { incidentId, heads, checked: CHECKED };
+  }
+
+  private remember(head: SignedHead): void {
+    if (head.n === 0 || head.hash === null) return;
+    const chains = this.signed.get(head.incident_id) ?? {};
+    const positions = (chains[head.chain] ??= new Map<number, { hash: string; signedAt: string }[]>());
+    const there = positions.get(head.n) ?? [];
+    if (!there.some((h) => h.hash === head.hash)) there.push({ hash: head.hash, signedAt: head.signed_at });
+    positions.set(head.n, there);
+    this.signed.set(head.incident_id, chains);
+    const last = this.lastSigned.get(head.incident_id) ?? {};
+    if (!last[head.chain] || last[head.chain]!.n <= head.n) last[head.chain] = head;
+    this.lastSigned.set(head.incident_id, last);
+  }
+
+  /** The heads file, every line signed by a key the service has signed with; a line that is not is left out, and said. */
+  private loadSignedHeads(): void {
+    if (!existsSync(this.headsFile)) return;
+    const keys = new Map(this.keys.published().map((key) => [key.kid, key]));
+    let unsigned = 0;
+    for (const line of readFileSync(this.headsFile, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      let head: SignedHead;
+      try {
+        head = JSON.parse(line) as SignedHead;
+      } catch {
+        unsigned++;
+        continue;
+      }
+      const key = keys.get(head.kid);
+      if (!key || !isChain(head.chain) || typeof head.incident_id !== 'string' || !Number.isInteger(head.n) || !headSignedBy(head, key)) unsigned++;
+      else this.remember(head);
+    }
+    if (unsigned > 0) this.logger.warn(`${SIGNED_HEADS_FILE}: ${unsigned} line(s) not signed by a ledger key were left out`);
+  }
+
+  /** The verified record, if the active key signed it; else every stream is checked from its start (a rotated key, a first start, a record tampered with). */
+  private loadVerified(): void {
+    if (!existsSync(this.verifiedFile)) return;
+    const [body, trailer] = readFileSync(this.verifiedFile, 'utf8').split('\n');
+    try {
+      const { kid, sig } = JSON.parse(trailer) as { kid: string; sig: string };
+      const key = createPublicKey(this.keys.signingKey);
+      if (kid !== this.keys.active.kid || !verify(null, Buffer.from(body, 'utf8'), key, Buffer.from(sig, 'base64url'))) throw new Error('not signed by the active key');
+      const parsed = JSON.parse(body) as { position: string; streams: Record<string, [number, ChainHeads, string]> };
+      this.position = BigInt(parsed.position);
+      this.verified = new Map(Object.entries(parsed.streams).map(([id, [revision, heads, at]]) => [id, { revision, heads, at }]));
+    } catch (error) {
+      this.logger.warn(`${VERIFIED_FILE} is not usable (${(error as Error).message}): every incident stream is checked from its start`);
+    }
+  }
+}
+
+const storedLink = (recorded: RecordedEvent): StoredLink => ({
+  revision: Number(recorded.revision),
+  id: recorded.event.id,
+  event: recorded.event as unknown as LedgerEvent,
+  ledger: recorded.ledger,
+});
