@@ -73,7 +73,9 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
   }
   for (const { revision, id, event, ledger } of rest) {
     if (!ledger) {
-      for (const chain of chainsOf(event)) report(chain, (current[chain]?.n ?? 0) + 1, id, 'it has no ledger record');
+      // Stored before the ledger (KurrentDB events are not upgraded): the store chains the next event from nothing, and so does the check.
+      current = {};
+      matchKnown(revision, id, {});
       continue;
     }
     const holding = chainsOf(event);
