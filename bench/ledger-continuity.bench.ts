@@ -6,7 +6,6 @@
  *
  *   node -r tsx/cjs bench/ledger-continuity.bench.ts
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,21 +14,12 @@ import { loadConfig } from '@im/config';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { LedgerContinuity } from '../apps/api/src/ledger-proof/ledger-continuity';
 import { LedgerKeys } from '../apps/api/src/ledger-proof/ledger-keys';
+import { benchNote } from './ledger-verify.bench';
 
 const EVENTS = Number(process.env.LEDGER_BENCH_EVENTS ?? 100_000);
 const STREAMS = Number(process.env.LEDGER_BENCH_STREAMS ?? 1_000);
 
-const note = (incident: string, i: number): CloudEvent =>
-  ({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'im://bench',
-    type: 'im.incident.note',
-    time: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-    subject: `incident/${incident}`,
-    'im.actor': 'bench@example.com',
-    data: { content: `Load test note ${i}`, host: `host-${i % 50}`, service: 'bench' },
-  }) as unknown as CloudEvent;
+const note = (incident: string, i: number) => benchNote(incident, i) as unknown as CloudEvent;
 
 async function timed(label: string, continuity: LedgerContinuity, run: () => Promise<unknown>): Promise<string> {
   const read = continuity.eventsRead;
