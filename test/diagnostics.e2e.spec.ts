@@ -106,7 +106,7 @@ describe('validate names the broken component', () => {
       const res = await t.http().get('/api/v1/validate?self_test=true').set(WRITER).expect(200);
       const failed = res.body.results.filter((r: { status: string }) => r.status === 'fail').map((r: { component: string; check: string }) => `${r.component}.${r.check}`);
       expect(failed).toEqual(expect.arrayContaining(['event_store.reachable', 'event_store.writable', 'self_test.round_trip']));
-      expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag' || name === 'ledger.continuity')).toBe(true);
+      expect(failed.every((name: string) => name.startsWith('event_store') || name.startsWith('self_test') || name === 'projections.lag')).toBe(true);
       expect(res.body.capabilities.database).toBe(false);
     } finally {
       await t.close().catch(() => undefined);

@@ -114,7 +114,10 @@ export class ValidationService {
   private async ledgerContinuity(): Promise<string> {
     const continuity = this.modules.get(LedgerContinuity, { strict: false });
     const read = continuity.eventsRead;
-    const rewrites = await continuity.checkAll();
+    // A store that cannot be read fails its own checks; here it only means the chains were not checked.
+    const rewrites = await continuity.checkAll().catch((error: unknown) => {
+      throw new Warning(`not checked: the event store could not be read (${(error as Error).message})`);
+    });
     if (rewrites.length > 0) {
       const more = rewrites.length > SHOWN_FAULTS ? `; and ${rewrites.length - SHOWN_FAULTS} more` : '';
       throw new Error(`${rewrites.length} chain(s) rewritten after they were verified or signed: ${rewrites.slice(0, SHOWN_FAULTS).map(describeRewrite).join('; ')}${more}. No head is signed for them; restore the event store from a backup`);
