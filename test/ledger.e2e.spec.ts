@@ -265,6 +265,24 @@ describe('the ledger checked from where it was last verified', () => {
     }
   });
 
+  it('reads an export overtaken by later signed events again, and calls it no rewrite', async () => {
+    const t = await startTestApp();
+    try {
+      const incident = await declare(t, 'Busy');
+      await note(t, incident, 'one');
+      const stale = await t.app.get<EventStore>(EVENT_STORE).readStream(`incident-${incident}`);
+      await note(t, incident, 'two');
+      expect((await exportBundle(t, incident)).head.n).toBe(3);
+      // What an export that read before the note and checked after the signature holds.
+      expect(await continuityOf(t).checkRead(incident, stale)).toBeUndefined();
+      expect(continuityOf(t).found()).toEqual([]);
+      expect((await exportBundle(t, incident)).head.n).toBe(3);
+      expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+    } finally {
+      await t.close();
+    }
+  });
+
   it('passes start and validate unchanged on an untampered ledger written before the check existed, and on one upgraded in place', async () => {
     for (const fixture of ['written-by-the-previous-version', 'data-before-ledger']) {
       const dir = tempDir('ledger-unchanged');

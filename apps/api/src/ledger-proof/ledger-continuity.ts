@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
-import { type Chain, type ChainHeads, headSignedBy, isChain, type LedgerEvent, type SignedHead } from '@im/ledger-proof';
+import { type Chain, type ChainHeads, CHAINS, headSignedBy, isChain, type LedgerEvent, type SignedHead } from '@im/ledger-proof';
 import { describeRewrite, followChains, type Rewrite, type SignedPositions, type StoredLink, type Verified } from './chain-continuity';
+import { RetryLaterError } from '../errors/error-mapping';
 import { LedgerKeys } from './ledger-keys';
 
 /** Every head the service signs, one JSON line each, for the operator to ship where the server cannot rewrite it. */
@@ -116,14 +117,27 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     return this.checkedHeads(incidentId, this.verified.get(streamId)?.heads ?? {});
   }
 
-  /** Checks a whole stream as an export read it (every link recomputed), against what was verified and signed. */
-  checkRead(incidentId: string, stream: RecordedEvent[]): CheckedHeads {
+  /**
+   * Checks a stream as an export read it, from where it was last verified (the event there
+   * must still have the verified heads; the links after it are recomputed), against what was
+   * signed: the heads of what was read, to sign. Undefined when the read was overtaken (a check
+   * or a head signed since went further than it): the caller reads again.
+   */
+  async checkRead(incidentId: string, stream: RecordedEvent[]): Promise<CheckedHeads | undefined> {
     const streamId = incidentStreamId(incidentId);
     const known = this.verified.get(streamId);
-    const outcome = followChains(incidentId, stream.map(storedLink), undefined, known, this.signed.get(incidentId) ?? {}, new Date().toISOString());
+    const heads = stream.at(-1)?.ledger?.heads ?? {};
+    const signedFurther = CHAINS.some((chain) => (this.lastSigned.get(incidentId)?.[chain]?.n ?? 0) > (heads[chain]?.n ?? 0));
+    if (signedFurther || (known && Number(stream.at(-1)?.revision ?? -1) < known.revision)) {
+      // Appends checked or signed since the read, or a stream that lost its tail: a fresh read tells which.
+      await this.check(incidentId);
+      return this.rewrites.has(incidentId) ? this.checkedHeads(incidentId, heads) : undefined;
+    }
+    const unverified = known ? stream.filter((e) => Number(e.revision) >= known.revision) : stream;
+    const outcome = followChains(incidentId, unverified.map(storedLink), known, known, this.signed.get(incidentId) ?? {}, new Date().toISOString());
     this.record(incidentId, outcome.rewrites);
     if (outcome.through && outcome.through.revision > (known?.revision ?? -1)) this.keep(streamId, outcome.through);
-    return this.checkedHeads(incidentId, stream.at(-1)?.ledger?.heads ?? {});
+    return this.checkedHeads(incidentId, heads);
   }
 
   /** The rewrite found in the chain, if any. */
@@ -131,15 +145,19 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     return this.rewrites.get(incidentId)?.[chain];
   }
 
-  /** Records a head about to be kept; refuses one that does not extend the last head signed for its chain. */
+  /**
+   * Records a head about to be kept. Refuses one that does not extend the last head signed for
+   * its chain (a lower position, or the same with another hash), unless that exact head was
+   * signed before: the checks record rewrites, so here it is an export overtaken by a later
+   * signature, and it is asked again.
+   */
   noteSigned(head: SignedHead): void {
     const rewrite = this.rewriteOf(head.incident_id, head.chain);
     if (rewrite) throw new LedgerRewrittenError(rewrite);
     const last = this.lastSigned.get(head.incident_id)?.[head.chain];
-    if (last && (head.n < last.n || (head.n === last.n && head.hash !== last.hash))) {
-      const rewrite = { incidentId: head.incident_id, chain: head.chain, n: Math.min(head.n, last.n), eventId: null, reason: `the stored chain ends at position ${head.n} (${head.hash}), which does not extend the head signed at ${last.signed_at} (position ${last.n}, ${last.hash})` };
-      this.record(head.incident_id, [rewrite]);
-      throw new LedgerRewrittenError(rewrite);
+    const signedBefore = this.signed.get(head.incident_id)?.[head.chain]?.get(head.n)?.some((h) => h.hash === head.hash) ?? false;
+    if (last && !signedBefore && (head.n < last.n || (head.n === last.n && head.hash !== last.hash))) {
+      throw new RetryLaterError(`The ${head.chain} chain of incident ${head.incident_id} was signed further while it was exported; retry`, 1);
     }
     this.remember(head);
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { BUNDLE_FORMAT, type Chain, chainView, type LedgerBundle, type LedgerEvent, type SignedHead, verifyBundle } from '@im/ledger-proof';
 import type { RedactedEntry } from '@im/policy';
 import type { Principal } from '../auth/principal';
+import { RetryLaterError } from '../errors/error-mapping';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { LedgerContinuity } from './ledger-continuity';
 import { LedgerKeys } from './ledger-keys';
@@ -42,16 +43,24 @@ export class LedgerExports {
   /** Signs (and keeps) the chain's head unless `keep` is false. */
   async export(caller: Principal, incidentId: string, keep = true): Promise<LedgerExport> {
     const chain: Chain = caller.clearance;
-    const stream = await this.reader.ledger(caller, incidentId);
+    // Recomputed against what was signed and verified before: a rewritten chain gets no new signature (LedgerRewrittenError, 409).
+    // A read overtaken by later events already checked or signed is read again, once.
+    let read = await this.checkedRead(caller, incidentId);
+    if (!read.checked) read = await this.checkedRead(caller, incidentId);
+    const { stream, checked } = read;
+    if (!checked) throw new RetryLaterError("The incident's ledger is being appended to faster than it can be exported; retry shortly", 1);
     const views = chainView(
       stream.map((entry) => ({ event: entry.recorded.event as unknown as LedgerEvent, ledger: entry.recorded.ledger, entry })),
       chain,
       (s) => s.entry.shown?.entry.event as unknown as LedgerEvent | undefined,
     );
     const events = views.map(({ stored, event }) => ({ shown: stored.entry.shown!, position: stored.entry.recorded.position, event }));
-    // Recomputed against what was signed and verified before: a rewritten chain gets no new signature (LedgerRewrittenError, 409).
-    const checked = this.continuity.checkRead(incidentId, stream.map((entry) => entry.recorded));
     return { chain, events, head: this.heads.sign(checked, chain, keep) };
+  }
+
+  private async checkedRead(caller: Principal, incidentId: string) {
+    const stream = await this.reader.ledger(caller, incidentId);
+    return { stream, checked: await this.continuity.checkRead(incidentId, stream.map((entry) => entry.recorded)) };
   }
 
   /** `?format=ledger`: the bundle an auditor keeps. */
