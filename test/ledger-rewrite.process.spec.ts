@@ -125,6 +125,13 @@ describe('a ledger rewritten by someone with write access to the store but not t
     } finally {
       await stop(third);
     }
+    // A stream found rewritten before it was ever verified is checked again at every start, not forgotten.
+    const fourth = await startServer(env);
+    try {
+      expect(fourth.output()).toContain(`REWRITTEN LEDGER: incident ${incident}, chain confidential, position 4`);
+    } finally {
+      await stop(fourth);
+    }
     expect(signedHeads(dir.path)).toEqual(signedBefore);
   });
 });

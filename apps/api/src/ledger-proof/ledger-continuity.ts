@@ -50,7 +50,9 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
   private readonly lastSigned = new Map<string, Partial<Record<Chain, SignedHead>>>();
   /** stream id -> how far it was verified. */
   private verified = new Map<string, Verified>();
-  /** The log position below which every incident stream is known to `verified`. */
+  /** Incident streams found in the log but not verified yet (new, or rewritten before their first check): checked from their start. */
+  private unverified = new Set<string>();
+  /** The log position below which every incident stream is in `verified` or `unverified`. */
   private position = 0n;
   private readonly rewrites = new Map<string, Partial<Record<Chain, Rewrite>>>();
   private dirty = false;
@@ -89,18 +91,20 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
    * how far; answers every rewrite found (now or before, in this process).
    */
   async checkAll(): Promise<Rewrite[]> {
-    const streams = new Set(this.verified.keys());
     for (let after = this.position; ; ) {
       const events = await this.store.readAll(after, LOG_BATCH);
       this.eventsRead += events.length;
-      for (const { streamId } of events) if (incidentIdOfStream(streamId) !== undefined) streams.add(streamId);
-      if (events.length > 0) after = events[events.length - 1].position;
-      if (events.length < LOG_BATCH) {
-        this.position = after;
-        break;
+      for (const { streamId } of events) {
+        if (incidentIdOfStream(streamId) !== undefined && !this.verified.has(streamId)) this.unverified.add(streamId);
       }
+      if (events.length > 0) {
+        after = events[events.length - 1].position;
+        this.position = after;
+        this.dirty = true;
+      }
+      if (events.length < LOG_BATCH) break;
     }
-    for (const streamId of streams) await this.checkStream(streamId);
+    for (const streamId of [...this.verified.keys(), ...this.unverified]) await this.checkStream(streamId);
     this.save();
     return this.found();
   }
@@ -165,7 +169,7 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
   /** Saves how far each stream was verified, when that moved (atomically: a crash leaves the previous record). */
   save(): void {
     if (!this.dirty) return;
-    const body = JSON.stringify({ position: this.position.toString(), streams: Object.fromEntries([...this.verified].map(([id, v]) => [id, [v.revision, v.heads, v.at]])) });
+    const body = JSON.stringify({ position: this.position.toString(), unverified: [...this.unverified], streams: Object.fromEntries([...this.verified].map(([id, v]) => [id, [v.revision, v.heads, v.at]])) });
     const sig = sign(null, Buffer.from(body, 'utf8'), this.keys.signingKey).toString('base64url');
     writeFileSync(`${this.verifiedFile}.tmp`, `${body}\n${JSON.stringify({ kid: this.keys.active.kid, sig })}\n`);
     renameSync(`${this.verifiedFile}.tmp`, this.verifiedFile);
@@ -184,6 +188,7 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
 
   private keep(streamId: string, through: Verified): void {
     this.verified.set(streamId, through);
+    this.unverified.delete(streamId);
     this.dirty = true;
   }
 
@@ -243,8 +248,9 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
       const { kid, sig } = JSON.parse(trailer) as { kid: string; sig: string };
       const key = createPublicKey(this.keys.signingKey);
       if (kid !== this.keys.active.kid || !verify(null, Buffer.from(body, 'utf8'), key, Buffer.from(sig, 'base64url'))) throw new Error('not signed by the active key');
-      const parsed = JSON.parse(body) as { position: string; streams: Record<string, [number, ChainHeads, string]> };
+      const parsed = JSON.parse(body) as { position: string; unverified: string[]; streams: Record<string, [number, ChainHeads, string]> };
       this.position = BigInt(parsed.position);
+      this.unverified = new Set(parsed.unverified);
       this.verified = new Map(Object.entries(parsed.streams).map(([id, [revision, heads, at]]) => [id, { revision, heads, at }]));
     } catch (error) {
       this.logger.warn(`${VERIFIED_FILE} is not usable (${(error as Error).message}): every incident stream is checked from its start`);
