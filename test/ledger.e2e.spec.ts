@@ -283,6 +283,23 @@ describe('the ledger checked from where it was last verified', () => {
     }
   });
 
+  it('leaves out a head in the heads file that no ledger key signed, rather than taking it for a rewrite', async () => {
+    const dir = tempDir('ledger-forged-head');
+    try {
+      let t = await startTestApp({}, dir.path);
+      const incident = await declare(t, 'Forged head');
+      const head = (await exportBundle(t, incident)).head;
+      await t.app.close();
+      writeFileSync(join(dir.path, SIGNED_HEADS_FILE), `${JSON.stringify({ ...head, n: 99, hash: `sha256:${'0'.repeat(64)}` })}\n`, { flag: 'a' });
+      t = await startTestApp({}, dir.path);
+      expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+      expect((await exportBundle(t, incident)).head).toMatchObject({ n: 1, hash: head.hash });
+      await t.app.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('passes start and validate unchanged on an untampered ledger written before the check existed, and on one upgraded in place', async () => {
     for (const fixture of ['written-by-the-previous-version', 'data-before-ledger']) {
       const dir = tempDir('ledger-unchanged');

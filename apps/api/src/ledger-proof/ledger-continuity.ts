@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
-import { type Chain, type ChainHeads, CHAINS, headSignedBy, isChain, type LedgerEvent, type SignedHead } from '@im/ledger-proof';
+import { type Chain, type ChainHeads, CHAINS, headSignedBy, isChain, type LedgerEvent, type LedgerJwk, type SignedHead } from '@im/ledger-proof';
 import { describeRewrite, followChains, type Rewrite, type SignedPositions, type StoredLink, type Verified } from './chain-continuity';
 import { RetryLaterError } from '../errors/error-mapping';
 import { LedgerKeys } from './ledger-keys';
@@ -17,6 +17,12 @@ export const VERIFIED_FILE = 'ledger-verified.json';
 const LOG_BATCH = 1000;
 
 const CHECKED: unique symbol = Symbol('checked');
+
+/** A line of the heads file; `ok` once its signature was checked. */
+interface SignedLine {
+  head: SignedHead;
+  ok?: boolean;
+}
 
 /** Heads that the check vouches for: only `LedgerContinuity` makes them, and only these are signed. */
 export interface CheckedHeads {
@@ -44,10 +50,13 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
   private readonly logger = new Logger('LedgerContinuity');
   private readonly headsFile: string;
   private readonly verifiedFile: string;
-  /** incident id -> chain -> n -> the heads signed there. */
-  private readonly signed = new Map<string, SignedPositions>();
-  /** incident id -> chain -> the head signed last (what a bundle carried). */
-  private readonly lastSigned = new Map<string, Partial<Record<Chain, SignedHead>>>();
+  /**
+   * incident id -> chain -> every head signed for it, as the heads file holds them. A line's
+   * signature is checked when the line is first needed (an Ed25519 check costs about 0.2 ms:
+   * minutes for a heads file of a few years), and a line that fails is left out.
+   */
+  private readonly signed = new Map<string, Partial<Record<Chain, SignedLine[]>>>();
+  private publishedKeys = new Map<string, LedgerJwk>();
   /** stream id -> how far it was verified. */
   private verified = new Map<string, Verified>();
   /** Incident streams found in the log but not verified yet (new, or rewritten before their first check): checked from their start. */
@@ -131,14 +140,14 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     const streamId = incidentStreamId(incidentId);
     const known = this.verified.get(streamId);
     const heads = stream.at(-1)?.ledger?.heads ?? {};
-    const signedFurther = CHAINS.some((chain) => (this.lastSigned.get(incidentId)?.[chain]?.n ?? 0) > (heads[chain]?.n ?? 0));
+    const signedFurther = CHAINS.some((chain) => (this.lastSignedHead(incidentId, chain)?.n ?? 0) > (heads[chain]?.n ?? 0));
     if (signedFurther || (known && Number(stream.at(-1)?.revision ?? -1) < known.revision)) {
       // Appends checked or signed since the read, or a stream that lost its tail: a fresh read tells which.
       await this.check(incidentId);
       return this.rewrites.has(incidentId) ? this.checkedHeads(incidentId, heads) : undefined;
     }
     const unverified = known ? stream.filter((e) => Number(e.revision) >= known.revision) : stream;
-    const outcome = followChains(incidentId, unverified.map(storedLink), known, known, this.signed.get(incidentId) ?? {}, new Date().toISOString());
+    const outcome = followChains(incidentId, unverified.map(storedLink), known, known, this.signedPast(incidentId, known), new Date().toISOString());
     this.record(incidentId, outcome.rewrites);
     if (outcome.through && outcome.through.revision > (known?.revision ?? -1)) this.keep(streamId, outcome.through);
     return this.checkedHeads(incidentId, heads);
@@ -158,12 +167,12 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
   noteSigned(head: SignedHead): void {
     const rewrite = this.rewriteOf(head.incident_id, head.chain);
     if (rewrite) throw new LedgerRewrittenError(rewrite);
-    const last = this.lastSigned.get(head.incident_id)?.[head.chain];
-    const signedBefore = this.signed.get(head.incident_id)?.[head.chain]?.get(head.n)?.some((h) => h.hash === head.hash) ?? false;
+    const last = this.lastSignedHead(head.incident_id, head.chain);
+    const signedBefore = (this.signed.get(head.incident_id)?.[head.chain] ?? []).some((line) => line.head.n === head.n && line.head.hash === head.hash && this.genuine(line));
     if (last && !signedBefore && (head.n < last.n || (head.n === last.n && head.hash !== last.hash))) {
       throw new RetryLaterError(`The ${head.chain} chain of incident ${head.incident_id} was signed further while it was exported; retry`, 1);
     }
-    this.remember(head);
+    this.remember(head, true);
   }
 
   /** Saves how far each stream was verified, when that moved (atomically: a crash leaves the previous record). */
@@ -181,7 +190,7 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     const from = this.verified.get(streamId);
     const events = await this.store.readStream(streamId, BigInt(from?.revision ?? 0));
     this.eventsRead += events.length;
-    const outcome = followChains(incidentId, events.map(storedLink), from, from, this.signed.get(incidentId) ?? {}, new Date().toISOString());
+    const outcome = followChains(incidentId, events.map(storedLink), from, from, this.signedPast(incidentId, from), new Date().toISOString());
     this.record(incidentId, outcome.rewrites);
     if (outcome.through && outcome.through.revision !== from?.revision) this.keep(streamId, outcome.through);
   }
@@ -206,38 +215,61 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     return { incidentId, heads, checked: CHECKED };
   }
 
-  private remember(head: SignedHead): void {
+  private remember(head: SignedHead, ok?: boolean): void {
     if (head.n === 0 || head.hash === null) return;
     const chains = this.signed.get(head.incident_id) ?? {};
-    const positions = (chains[head.chain] ??= new Map<number, { hash: string; signedAt: string }[]>());
-    const there = positions.get(head.n) ?? [];
-    if (!there.some((h) => h.hash === head.hash)) there.push({ hash: head.hash, signedAt: head.signed_at });
-    positions.set(head.n, there);
+    (chains[head.chain] ??= []).push({ head, ok });
     this.signed.set(head.incident_id, chains);
-    const last = this.lastSigned.get(head.incident_id) ?? {};
-    if (!last[head.chain] || last[head.chain]!.n <= head.n) last[head.chain] = head;
-    this.lastSigned.set(head.incident_id, last);
   }
 
-  /** The heads file, every line signed by a key the service has signed with; a line that is not is left out, and said. */
+  /** Whether a key the service has signed with signed the line (checked once). */
+  private genuine(line: SignedLine): boolean {
+    if (line.ok === undefined) {
+      const key = this.publishedKeys.get(line.head.kid);
+      line.ok = key !== undefined && headSignedBy(line.head, key);
+      if (!line.ok) this.logger.warn(`${SIGNED_HEADS_FILE}: a head not signed by a ledger key is left out: ${JSON.stringify(line.head)}`);
+    }
+    return line.ok;
+  }
+
+  /** The last genuine head signed for the chain, if any. */
+  private lastSignedHead(incidentId: string, chain: Chain): SignedHead | undefined {
+    const lines = [...(this.signed.get(incidentId)?.[chain] ?? [])].sort((a, b) => b.head.n - a.head.n);
+    return lines.find((line) => this.genuine(line))?.head;
+  }
+
+  /** The genuine heads signed for the incident's chains past where `from` verified them: what a check from there compares with. */
+  private signedPast(incidentId: string, from: Verified | undefined): SignedPositions {
+    const positions: SignedPositions = {};
+    for (const [chain, lines] of Object.entries(this.signed.get(incidentId) ?? {}) as [Chain, SignedLine[]][]) {
+      const past = from?.heads[chain]?.n ?? 0;
+      for (const line of lines) {
+        if (line.head.n <= past || !this.genuine(line)) continue;
+        const map = (positions[chain] ??= new Map<number, { hash: string; signedAt: string }[]>());
+        const there = map.get(line.head.n) ?? [];
+        if (!there.some((h) => h.hash === line.head.hash)) there.push({ hash: line.head.hash!, signedAt: line.head.signed_at });
+        map.set(line.head.n, there);
+      }
+    }
+    return positions;
+  }
+
+  /** The heads file, parsed; signatures are checked when a line is first needed. */
   private loadSignedHeads(): void {
+    this.publishedKeys = new Map(this.keys.published().map((key) => [key.kid, key]));
     if (!existsSync(this.headsFile)) return;
-    const keys = new Map(this.keys.published().map((key) => [key.kid, key]));
-    let unsigned = 0;
+    let unreadable = 0;
     for (const line of readFileSync(this.headsFile, 'utf8').split('\n')) {
       if (line.trim() === '') continue;
-      let head: SignedHead;
       try {
-        head = JSON.parse(line) as SignedHead;
+        const head = JSON.parse(line) as SignedHead;
+        if (isChain(head.chain) && typeof head.incident_id === 'string' && Number.isInteger(head.n) && typeof head.sig === 'string') this.remember(head);
+        else unreadable++;
       } catch {
-        unsigned++;
-        continue;
+        unreadable++;
       }
-      const key = keys.get(head.kid);
-      if (!key || !isChain(head.chain) || typeof head.incident_id !== 'string' || !Number.isInteger(head.n) || !headSignedBy(head, key)) unsigned++;
-      else this.remember(head);
     }
-    if (unsigned > 0) this.logger.warn(`${SIGNED_HEADS_FILE}: ${unsigned} line(s) not signed by a ledger key were left out`);
+    if (unreadable > 0) this.logger.warn(`${SIGNED_HEADS_FILE}: ${unreadable} line(s) that are not signed heads were left out`);
   }
 
   /** The verified record, if the active key signed it; else every stream is checked from its start (a rotated key, a first start, a record tampered with). */
