@@ -11,20 +11,23 @@ import { startRunCheckers, verifyBundleBytes } from '../apps/api/src/ledger-proo
 const EVENTS = Number(process.env.LEDGER_BENCH_EVENTS ?? 100_000);
 const ROUNDS = 3;
 
-/** An incident's notes as the service stores them: actor, origin id, a content and a few data members. */
+/** An incident's note as the service stores it: actor, origin id, a content and a few data members. */
+export const benchNote = (incident: string, i: number): LedgerEvent => ({
+  specversion: '1.0',
+  id: randomUUID(),
+  source: 'im://bench',
+  type: 'im.incident.note',
+  time: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+  subject: `incident/${incident}`,
+  'im.actor': 'bench@example.com',
+  'im.origin_id': randomUUID(),
+  data: { content: `Load test note ${i}`, host: `host-${i % 50}`, service: 'bench' },
+});
+
+/** A bundle of an incident's notes. */
 export function bundleText(count: number): string {
   const incident = 'INC-0000bench';
-  const events: LedgerEvent[] = Array.from({ length: count }, (_, i) => ({
-    specversion: '1.0',
-    id: randomUUID(),
-    source: 'im://bench',
-    type: 'im.incident.note',
-    time: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-    subject: `incident/${incident}`,
-    'im.actor': 'bench@example.com',
-    'im.origin_id': randomUUID(),
-    data: { content: `Load test note ${i}`, host: `host-${i % 50}`, service: 'bench' },
-  }));
+  const events: LedgerEvent[] = Array.from({ length: count }, (_, i) => benchNote(incident, i));
   const { records, heads } = chainAppends({}, events, () => randomBytes(16));
   const { privateKey } = generateKeyPairSync('ed25519');
   const key = publicJwkOf(privateKey);

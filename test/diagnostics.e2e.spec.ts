@@ -27,11 +27,12 @@ describe('GET /api/v1/validate', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       capabilities: { database: true, timeline: true, websocket: true, sse: true, graphql: true },
       results: expect.any(Array),
-      summary: { total: 12, passed: 12, failed: 0, warned: 0 },
+      summary: { total: 13, passed: 13, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
       'event_store.writable',
+      'ledger.continuity',
       'read_store.reachable',
       'projections.lag',
       'projections.faults',

@@ -1,14 +1,18 @@
 import Database from 'better-sqlite3';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { asBundle, chainsOf, type LedgerBundle, type LedgerEvent, verifyBundle } from '@im/ledger-proof';
 import { runVerify } from '../apps/api/src/ledger-proof/verify.cli';
+import { LedgerContinuity, VERIFIED_FILE } from '../apps/api/src/ledger-proof/ledger-continuity';
 import { SIGNED_HEADS_FILE, SignedHeads } from '../apps/api/src/ledger-proof/signed-heads';
 import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
+
+// Each test starts the api once or more: seconds apiece on a loaded machine.
+jest.setTimeout(60_000);
 
 // A relay: its notes name other people as their actors.
 const writer = bearer(token({ sub: 'writer', roles: ['timeline.writer', 'timeline.relay'] }));
@@ -230,6 +234,99 @@ describe('the ledger across versions and keys', () => {
       await expect(startTestApp({ LEDGER_SIGNING_KEY: pem }, dir.path)).rejects.toThrow('LEDGER_SIGNING_KEY must be an Ed25519 key (got ec)');
     } finally {
       dir.remove();
+    }
+  });
+});
+
+describe('the ledger checked from where it was last verified', () => {
+  const continuityOf = (t: TestApp) => t.app.get(LedgerContinuity);
+  const validateLedger = async (t: TestApp) =>
+    ((await t.http().get('/api/v1/validate').expect(200)).body.results as { component: string; status: string; message: string }[]).find((r) => r.component === 'ledger');
+
+  it('reads at a restart only the events written since, plus one per incident stream', async () => {
+    const dir = tempDir('ledger-incremental');
+    try {
+      let t = await startTestApp({}, dir.path);
+      const incidents = [await declare(t, 'One'), await declare(t, 'Two')];
+      for (let i = 0; i < 20; i++) await note(t, incidents[i % 2], `step ${i}`);
+      await t.app.close();
+      expect(existsSync(join(dir.path, VERIFIED_FILE))).toBe(true);
+
+      t = await startTestApp({}, dir.path);
+      // 22 events verified before the restart: the start reads the last verified event of each stream, nothing else.
+      expect(continuityOf(t).eventsRead).toBe(2);
+      await note(t, incidents[0], 'after the restart');
+      const before = continuityOf(t).eventsRead;
+      expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+      // The new event, found in the log and read with its stream, and the last verified event of each stream.
+      expect(continuityOf(t).eventsRead - before).toBe(1 + 1 + 2);
+      await t.app.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('reads an export overtaken by later signed events again, and calls it no rewrite', async () => {
+    const t = await startTestApp();
+    try {
+      const incident = await declare(t, 'Busy');
+      await note(t, incident, 'one');
+      const stale = await t.app.get<EventStore>(EVENT_STORE).readStream(`incident-${incident}`);
+      await note(t, incident, 'two');
+      expect((await exportBundle(t, incident)).head.n).toBe(3);
+      // What an export that read before the note and checked after the signature holds.
+      expect(await continuityOf(t).checkRead(incident, stale)).toBeUndefined();
+      expect(continuityOf(t).found()).toEqual([]);
+      expect((await exportBundle(t, incident)).head.n).toBe(3);
+      expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves out a head in the heads file that no ledger key signed, rather than taking it for a rewrite', async () => {
+    const dir = tempDir('ledger-forged-head');
+    try {
+      let t = await startTestApp({}, dir.path);
+      const incident = await declare(t, 'Forged head');
+      const head = (await exportBundle(t, incident)).head;
+      await t.app.close();
+      writeFileSync(join(dir.path, SIGNED_HEADS_FILE), `${JSON.stringify({ ...head, n: 99, hash: `sha256:${'0'.repeat(64)}` })}\n`, { flag: 'a' });
+      t = await startTestApp({}, dir.path);
+      expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+      expect((await exportBundle(t, incident)).head).toMatchObject({ n: 1, hash: head.hash });
+      await t.app.close();
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('passes start and validate unchanged on an untampered ledger written before the check existed, and on one upgraded in place', async () => {
+    for (const fixture of ['written-by-the-previous-version', 'data-before-ledger']) {
+      const dir = tempDir('ledger-unchanged');
+      try {
+        if (fixture === 'data-before-ledger') cpSync(join(__dirname, 'fixtures/data-before-ledger'), dir.path, { recursive: true });
+        else {
+          const earlier = await startTestApp({}, dir.path);
+          const incident = await declare(earlier, 'Before the check');
+          await note(earlier, incident, 'one');
+          await exportBundle(earlier, incident);
+          await earlier.app.close();
+          // What the previous version left: the store and the heads file, no verified record.
+          rmSync(join(dir.path, VERIFIED_FILE));
+        }
+        const t = await startTestApp({}, dir.path);
+        try {
+          expect(continuityOf(t).found()).toEqual([]);
+          expect(await validateLedger(t)).toMatchObject({ status: 'pass' });
+          const [{ id }] = (await t.http().get('/api/v1/incidents').expect(200)).body as { id: string }[];
+          expect(verifyBundle(asBundle(await exportBundle(t, id)))).toMatchObject({ intact: true });
+        } finally {
+          await t.app.close();
+        }
+      } finally {
+        dir.remove();
+      }
     }
   });
 });

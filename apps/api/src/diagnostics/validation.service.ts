@@ -19,6 +19,8 @@ import {
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 import { GRAPHQL_PATH } from '../graphql/graphql-path';
+import { describeRewrite } from '../ledger-proof/chain-continuity';
+import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';
 import { SUBSCRIPTION_ROLES } from '../graphql/subscription-access';
 
@@ -72,6 +74,7 @@ export class ValidationService {
     const checks: Check[] = [
       ['event_store', 'reachable', async () => `head at position ${await this.eventStore.headPosition()}`],
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
+      ['ledger', 'continuity', () => this.ledgerContinuity()],
       ['read_store', 'reachable', async () => `incidents checkpoint at ${await this.readStore.checkpoint('incidents')}`],
       ['projections', 'lag', () => this.projectionLag()],
       ['projections', 'faults', () => this.projectionFaults()],
@@ -105,6 +108,21 @@ export class ValidationService {
         warned: results.filter((r) => r.status === 'warn').length,
       },
     };
+  }
+
+  /** Each incident's chains recomputed from where they were last verified: they must extend every head signed and verified before. */
+  private async ledgerContinuity(): Promise<string> {
+    const continuity = this.modules.get(LedgerContinuity, { strict: false });
+    const read = continuity.eventsRead;
+    // A store that cannot be read fails its own checks; here it only means the chains were not checked.
+    const rewrites = await continuity.checkAll().catch((error: unknown) => {
+      throw new Warning(`not checked: the event store could not be read (${(error as Error).message})`);
+    });
+    if (rewrites.length > 0) {
+      const more = rewrites.length > SHOWN_FAULTS ? `; and ${rewrites.length - SHOWN_FAULTS} more` : '';
+      throw new Error(`${rewrites.length} chain(s) rewritten after they were verified or signed: ${rewrites.slice(0, SHOWN_FAULTS).map(describeRewrite).join('; ')}${more}. No head is signed for them; restore the event store from a backup`);
+    }
+    return `every incident's chains extend what was verified and signed before (${continuity.eventsRead - read} event(s) read since the last check)`;
   }
 
   /** The embedded stores' files (SQLite's quick_check of each) and the room left for them. */

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { BUNDLE_FORMAT, type Chain, chainView, type LedgerBundle, type LedgerEvent, type SignedHead, verifyBundle } from '@im/ledger-proof';
 import type { RedactedEntry } from '@im/policy';
 import type { Principal } from '../auth/principal';
+import { RetryLaterError } from '../errors/error-mapping';
 import { TimelineReader } from '../timeline/timeline-reader.service';
+import { LedgerContinuity } from './ledger-continuity';
 import { LedgerKeys } from './ledger-keys';
 import { SignedHeads } from './signed-heads';
 
@@ -35,20 +37,30 @@ export class LedgerExports {
     private readonly reader: TimelineReader,
     private readonly heads: SignedHeads,
     private readonly keys: LedgerKeys,
+    private readonly continuity: LedgerContinuity,
   ) {}
 
   /** Signs (and keeps) the chain's head unless `keep` is false. */
   async export(caller: Principal, incidentId: string, keep = true): Promise<LedgerExport> {
     const chain: Chain = caller.clearance;
-    const stream = await this.reader.ledger(caller, incidentId);
+    // Recomputed against what was signed and verified before: a rewritten chain gets no new signature (LedgerRewrittenError, 409).
+    // A read overtaken by later events already checked or signed is read again, once.
+    let read = await this.checkedRead(caller, incidentId);
+    if (!read.checked) read = await this.checkedRead(caller, incidentId);
+    const { stream, checked } = read;
+    if (!checked) throw new RetryLaterError("The incident's ledger is being appended to faster than it can be exported; retry shortly", 1);
     const views = chainView(
       stream.map((entry) => ({ event: entry.recorded.event as unknown as LedgerEvent, ledger: entry.recorded.ledger, entry })),
       chain,
       (s) => s.entry.shown?.entry.event as unknown as LedgerEvent | undefined,
     );
     const events = views.map(({ stored, event }) => ({ shown: stored.entry.shown!, position: stored.entry.recorded.position, event }));
-    const last = stream.map((entry) => entry.recorded.ledger).filter((ledger) => ledger !== undefined).at(-1)?.heads[chain];
-    return { chain, events, head: this.heads.sign(incidentId, chain, last, keep) };
+    return { chain, events, head: this.heads.sign(checked, chain, keep) };
+  }
+
+  private async checkedRead(caller: Principal, incidentId: string) {
+    const stream = await this.reader.ledger(caller, incidentId);
+    return { stream, checked: await this.continuity.checkRead(incidentId, stream.map((entry) => entry.recorded)) };
   }
 
   /** `?format=ledger`: the bundle an auditor keeps. */
@@ -60,6 +72,9 @@ export class LedgerExports {
   async verify(caller: Principal, incidentId: string): Promise<VerifyAnswer> {
     const exported = await this.export(caller, incidentId, false);
     const verdict = verifyBundle(this.bundle(incidentId, exported), [this.keys.active]);
+    // Links that chain, but not through what the service signed or verified before: a rewritten history.
+    const rewrite = verdict.intact ? this.continuity.rewriteOf(incidentId, exported.chain) : undefined;
+    if (rewrite) return { intact: false, chain: exported.chain, broken_at: { n: rewrite.n, event_id: rewrite.eventId, reason: rewrite.reason } };
     if (verdict.intact) return { intact: true, chain: exported.chain, n: verdict.n, head: verdict.head };
     const at = verdict.brokenAt === 'head' ? { n: exported.events.length, event_id: (exported.events.at(-1)?.event.id as string | undefined) ?? null } : { n: verdict.brokenAt.n, event_id: verdict.brokenAt.eventId };
     return { intact: false, chain: exported.chain, broken_at: { ...at, reason: verdict.reason } };

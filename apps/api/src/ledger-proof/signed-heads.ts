@@ -3,12 +3,12 @@ import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
-import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
-import { type Chain, chainsOf, type Link, type SignedHead, signHead } from '@im/ledger-proof';
+import { incidentIdOfStream } from '@im/incidents';
+import { type Chain, CHAINS, chainsOf, type SignedHead, signHead } from '@im/ledger-proof';
+import { type CheckedHeads, LedgerContinuity, SIGNED_HEADS_FILE } from './ledger-continuity';
 import { LedgerKeys } from './ledger-keys';
 
-/** Every head the service signs, one JSON line each, for the operator to ship where the server cannot rewrite it. */
-export const SIGNED_HEADS_FILE = 'ledger-heads.jsonl';
+export { SIGNED_HEADS_FILE };
 /** How often the heads of chains that changed are signed. */
 export const HEAD_INTERVAL_MS = 60_000;
 const LOG_BATCH = 1000;
@@ -16,7 +16,8 @@ const LOG_BATCH = 1000;
 /**
  * Signs chain heads: on each export, and every minute for each chain that changed since
  * (found by following the log from where the last round ended). Every signed head is
- * appended to DATA_DIR/ledger-heads.jsonl and logged.
+ * appended to DATA_DIR/ledger-heads.jsonl and logged. Only heads that LedgerContinuity
+ * checked are signed, and a kept one only when it extends the last head signed for its chain.
  */
 @Injectable()
 export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -29,18 +30,27 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly keys: LedgerKeys,
+    private readonly continuity: LedgerContinuity,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.file = join(config.dataDir, SIGNED_HEADS_FILE);
   }
 
-  /** The chain's head signed now, kept in the heads file unless `keep` is false (a verification keeps nothing). */
-  sign(incidentId: string, chain: Chain, last: Link | undefined, keep = true): SignedHead {
+  /**
+   * The chain's head signed now, kept in the heads file unless `keep` is false (a verification
+   * keeps nothing, and shows no signature). A kept head throws LedgerRewrittenError for a chain
+   * that does not extend what was signed before.
+   */
+  sign(checked: CheckedHeads, chain: Chain, keep = true): SignedHead {
+    const last = checked.heads[chain];
     const head = signHead(
-      { incident_id: incidentId, chain, n: last?.n ?? 0, hash: last?.hash ?? null, signed_at: new Date().toISOString(), kid: this.keys.active.kid },
+      { incident_id: checked.incidentId, chain, n: last?.n ?? 0, hash: last?.hash ?? null, signed_at: new Date().toISOString(), kid: this.keys.active.kid },
       this.keys.signingKey,
     );
-    if (keep) appendFileSync(this.file, `${JSON.stringify(head)}\n`);
+    if (keep) {
+      this.continuity.noteSigned(head);
+      appendFileSync(this.file, `${JSON.stringify(head)}\n`);
+    }
     return head;
   }
 
@@ -57,7 +67,7 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
     await this.round;
   }
 
-  /** Signs the head of every incident chain an event joined since the last round. */
+  /** Signs the head of every incident chain an event joined since the last round, once checked; a rewritten chain is logged, not signed. */
   async signChanged(): Promise<void> {
     const changed = new Map<string, Set<Chain>>();
     for (;;) {
@@ -73,8 +83,13 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
       if (events.length < LOG_BATCH) break;
     }
     for (const [incidentId, chains] of changed) {
-      const heads = await this.store.ledgerHeads(incidentStreamId(incidentId));
-      for (const chain of chains) this.logger.log(`signed head ${JSON.stringify(this.sign(incidentId, chain, heads[chain]))}`);
+      const checked = await this.continuity.check(incidentId);
+      // A stream with a rewritten chain is not verified past it: its exports sign what they recompute.
+      if (CHAINS.some((chain) => this.continuity.rewriteOf(incidentId, chain))) continue;
+      for (const chain of chains) {
+        this.logger.log(`signed head ${JSON.stringify(this.sign(checked, chain))}`);
+      }
     }
+    this.continuity.save();
   }
 }
