@@ -13,6 +13,7 @@ import type { IncidentQueryService } from '../incidents/incident-query.service';
 import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { verifyBundleBytes } from './bundle-verification';
+import { LedgerContinuity } from './ledger-continuity';
 import { inTimelineOrder, LedgerExports } from './ledger-exports';
 import { LedgerKeys } from './ledger-keys';
 import { SignedHeads } from './signed-heads';
@@ -29,7 +30,8 @@ const incidents = { get: async () => ({}), find: async () => ({}), withheld: asy
 const reader = new TimelineReader(undefined as never, new TimelineAuthorizer(new EmbeddedPdp(policy), policy, incidents), undefined as never, incidents, store);
 const config = { dataDir: dir, ledgerSigningKey: null } as AppConfig;
 const keys = new LedgerKeys(config);
-const ledger = new LedgerExports(reader, new SignedHeads(store, keys, config), keys);
+const continuity = new LedgerContinuity(store, keys, config);
+const ledger = new LedgerExports(reader, new SignedHeads(store, keys, continuity, config), keys, continuity);
 
 afterAll(async () => {
   await store.close();
