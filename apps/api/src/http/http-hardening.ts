@@ -117,6 +117,8 @@ export function registerLingeringClose(fastify: FastifyInstance): void {
 
 function lingerBeforeClose(request: IncomingMessage): void {
   const socket = request.socket;
+  // An injected request (fastify.inject, the in-process tests) has no real socket to linger on.
+  if (typeof socket?.destroySoon !== 'function') return;
   const closeNow = socket.destroySoon.bind(socket);
   let discarded = 0;
   let closing = false;
