@@ -115,3 +115,27 @@ describe('webhook registration (private networks refused, the default)', () => {
     expect((await t.app.get<EventStore>(EVENT_STORE).readStream('webhooks')).filter((r) => r.event.type === 'im.webhook.registered')).toHaveLength(1);
   });
 });
+
+describe('what a webhooks admin reads of registrations', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('shows an admin no registration, and no delivery log, that reads more than the admin may (answers as unknown)', async () => {
+    const confidential = (await t.http().post('/api/v1/webhooks').set(ADMIN).send({ url: 'https://hooks.example.com/secret', event_types: ['*'], clearance: 'confidential', data_access: ['pii'] }).expect(201)).body;
+    const internalAdmin = bearer(token({ sub: 'ida', roles: ['webhooks.admin'], clearance: 'internal', data_access: ['pii'] }));
+    const noPii = bearer(token({ sub: 'pia', roles: ['webhooks.admin'], clearance: 'confidential', data_access: [] }));
+    for (const admin of [internalAdmin, noPii]) {
+      expect((await t.http().get('/api/v1/webhooks').set(admin).expect(200)).body.items.map((hook: { id: string }) => hook.id)).not.toContain(confidential.id);
+      for (const path of [`/api/v1/webhooks/${confidential.id}`, `/api/v1/webhooks/${confidential.id}/deliveries`]) {
+        expect((await t.http().get(path).set(admin).expect(404)).body).toEqual({ error: `Webhook ${confidential.id} not found`, status: 404 });
+      }
+      await t.http().post(`/api/v1/webhooks/${confidential.id}/deliveries/any/retry`).set(admin).expect(404);
+    }
+    const cleared = bearer(token({ sub: 'cy', roles: ['webhooks.admin'], clearance: 'confidential', data_access: ['pii'] }));
+    expect((await t.http().get(`/api/v1/webhooks/${confidential.id}`).set(cleared).expect(200)).body.id).toBe(confidential.id);
+    await t.http().delete(`/api/v1/webhooks/${confidential.id}`).set(ADMIN).expect(204);
+  });
+});

@@ -297,9 +297,12 @@ describe('declarations through the timeline', () => {
     ['not text', 7],
     ['blank', ' '],
     ['over 200 characters', 'x'.repeat(201)],
-  ])('refuses an opening event whose service is %s', (_, service) => {
-    expect(() => record('im.alert.trigger', { service })).toThrow(/service must be a non-empty name of at most 200 characters/);
-    expect(() => record('im.incident.declare', { ...title, service })).toThrow(/service must be a non-empty name/);
+  ])('accepts an opening event whose service is %s, as before, and gives its incident no service from it', (_, service) => {
+    for (const [type, data] of [['im.alert.trigger', { service }], ['im.incident.declare', { ...title, service }]] as const) {
+      const [event] = record(type, data);
+      expect(event).toMatchObject({ type, data: { service } });
+      expect(evolve(undefined, event)).not.toHaveProperty('services');
+    }
   });
 
   it('stores a valid declaration as it came', () => {

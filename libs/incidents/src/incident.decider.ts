@@ -138,8 +138,9 @@ function validDetails(fields: { description?: unknown; services?: unknown; servi
   if (description !== undefined && description.length > DESCRIPTION_MAX_LENGTH) {
     throw new InvalidError(`description must be at most ${DESCRIPTION_MAX_LENGTH} characters`);
   }
-  // Both are checked; a list, when given, is the incident's services.
-  const service = validService(fields.service);
+  // A list, when given, is the incident's services. A `service` that is not a name is kept in the
+  // event's data but names no service: events with any data.service were accepted before it was read.
+  const service = unlessInvalid(validService, fields.service);
   return { description, services: validServices(fields.services) ?? service, labels: validLabels(fields.labels) };
 }
 

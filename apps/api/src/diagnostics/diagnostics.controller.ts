@@ -37,7 +37,7 @@ export class DiagnosticsController {
   validate(@CurrentPrincipal() caller: Principal, @Query('self_test') selfTestParam?: unknown): Promise<ValidationReport> {
     const selfTest = parseSelfTest(selfTestParam);
     if (selfTest) demandRole(caller, TIMELINE_ROLES.writer);
-    return this.validation.validate(selfTest);
+    return this.validation.validate(selfTest, caller);
   }
 
   @Post('simulate')

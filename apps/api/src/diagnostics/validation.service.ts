@@ -19,6 +19,8 @@ import {
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 import { GRAPHQL_PATH } from '../graphql/graphql-path';
+import type { Principal } from '../auth/principal';
+import { IncidentQueryService } from '../incidents/incident-query.service';
 import { describeRewrite } from '../ledger-proof/chain-continuity';
 import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';
@@ -70,11 +72,11 @@ export class ValidationService {
     private readonly modules: ModuleRef,
   ) {}
 
-  async validate(selfTest: boolean): Promise<ValidationReport> {
+  async validate(selfTest: boolean, caller: Principal): Promise<ValidationReport> {
     const checks: Check[] = [
       ['event_store', 'reachable', async () => `head at position ${await this.eventStore.headPosition()}`],
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
-      ['ledger', 'continuity', () => this.ledgerContinuity()],
+      ['ledger', 'continuity', () => this.ledgerContinuity(caller)],
       ['read_store', 'reachable', async () => `incidents checkpoint at ${await this.readStore.checkpoint('incidents')}`],
       ['projections', 'lag', () => this.projectionLag()],
       ['projections', 'faults', () => this.projectionFaults()],
@@ -111,7 +113,7 @@ export class ValidationService {
   }
 
   /** Each incident's chains recomputed from where they were last verified: they must extend every head signed and verified before. */
-  private async ledgerContinuity(): Promise<string> {
+  private async ledgerContinuity(caller: Principal): Promise<string> {
     const continuity = this.modules.get(LedgerContinuity, { strict: false });
     const read = continuity.eventsRead;
     // A store that cannot be read fails its own checks; here it only means the chains were not checked.
@@ -119,8 +121,13 @@ export class ValidationService {
       throw new Warning(`not checked: the event store could not be read (${(error as Error).message})`);
     });
     if (rewrites.length > 0) {
-      const more = rewrites.length > SHOWN_FAULTS ? `; and ${rewrites.length - SHOWN_FAULTS} more` : '';
-      throw new Error(`${rewrites.length} chain(s) rewritten after they were verified or signed: ${rewrites.slice(0, SHOWN_FAULTS).map(describeRewrite).join('; ')}${more}. No head is signed for them; restore the event store from a backup`);
+      // Validate answers anyone: an incident withheld from the caller is counted, never named (the start log names every one).
+      const withheld = await this.modules.get(IncidentQueryService, { strict: false }).withheld(caller, [...new Set(rewrites.map((r) => r.incidentId))]);
+      const named = rewrites.filter((r) => !withheld.has(r.incidentId));
+      const unnamed = rewrites.length - named.length;
+      const more = named.length > SHOWN_FAULTS ? `; and ${named.length - SHOWN_FAULTS} more` : '';
+      const hidden = unnamed > 0 ? `${named.length > 0 ? '; and ' : ''}${unnamed} of incidents withheld from you` : '';
+      throw new Error(`${rewrites.length} chain(s) rewritten after they were verified or signed: ${named.slice(0, SHOWN_FAULTS).map(describeRewrite).join('; ')}${more}${hidden}. No head is signed for them; restore the event store from a backup`);
     }
     return `every incident's chains extend what was verified and signed before (${continuity.eventsRead - read} event(s) read since the last check)`;
   }

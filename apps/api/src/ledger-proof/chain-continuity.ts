@@ -52,13 +52,14 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
   const report = (chain: Chain, n: number, eventId: string | null, reason: string) => {
     if (!rewrites.has(chain)) rewrites.set(chain, { incidentId, chain, n, eventId, reason });
   };
-  const matchKnown = (revision: number, id: string, heads: ChainHeads) => {
+  const matchKnown = (revision: number, heads: ChainHeads) => {
     if (!known || revision !== known.revision) return;
     for (const chain of CHAINS) {
       const link = known.heads[chain];
       if (sameLink(heads[chain], link)) continue;
       const n = link?.n ?? heads[chain]?.n ?? 0;
-      report(chain, n, id, `its link at position ${n} is not the one verified at ${known.at} (${link ? short(link.hash) : 'none'}): an event at or before it was changed or removed`);
+      // The event verified last may not be in this chain: its id is not named to the chain's readers.
+      report(chain, n, null, `its link at position ${n} is not the one verified at ${known.at} (${link ? short(link.hash) : 'none'}): an event at or before it was changed or removed`);
     }
   };
   let current: ChainHeads = {};
@@ -66,7 +67,7 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
   if (from) {
     const [first] = events;
     if (first?.revision === from.revision) {
-      matchKnown(first.revision, first.id, first.ledger?.heads ?? {});
+      matchKnown(first.revision, first.ledger?.heads ?? {});
       current = from.heads;
       rest = events.slice(1);
     }
@@ -75,7 +76,7 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
     if (!ledger) {
       // Stored before the ledger (KurrentDB events are not upgraded): the store chains the next event from nothing, and so does the check.
       current = {};
-      matchKnown(revision, id, {});
+      matchKnown(revision, {});
       continue;
     }
     const holding = chainsOf(event);
@@ -86,20 +87,21 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
       const n = (before?.n ?? 0) + 1;
       const expected = holding.includes(chain) ? { n, hash: linkHash(chain, n, before?.hash ?? null, committed) } : before;
       if (!sameLink(stored, expected)) {
-        report(chain, expected?.n ?? stored?.n ?? 0, id, `its stored link does not match its content and the link before it (event ${revision + 1} of the stream)`);
+        // Named by chain position only: a stream revision counts the events of every chain, withheld ones included.
+        report(chain, expected?.n ?? stored?.n ?? 0, holding.includes(chain) ? id : null, 'its stored link does not match its content and the link before it');
         continue;
       }
       const other = holding.includes(chain) ? signed[chain]?.get(n)?.find((head) => head.hash !== expected!.hash) : undefined;
       if (other) report(chain, n, id, `the head signed at ${other.signedAt} for position ${n} is ${short(other.hash)}, the stored chain has ${short(expected!.hash)}: an event at or before it was changed`);
     }
     current = ledger.heads;
-    matchKnown(revision, id, ledger.heads);
+    matchKnown(revision, ledger.heads);
   }
   const end = events.at(-1)?.revision ?? -1;
   if (known && end < known.revision) {
     for (const chain of CHAINS) {
       const link = known.heads[chain];
-      if (link) report(chain, link.n, null, `the stream ends before event ${known.revision + 1}, verified at ${known.at}: its tail was deleted`);
+      if (link) report(chain, link.n, null, `the chain ends before position ${link.n}, verified at ${known.at}: its tail was deleted`);
     }
   }
   for (const chain of CHAINS) {

@@ -180,19 +180,24 @@ export class LedgerContinuity implements OnApplicationBootstrap, BeforeApplicati
     if (!this.dirty) return;
     const body = JSON.stringify({ position: this.position.toString(), unverified: [...this.unverified], streams: Object.fromEntries([...this.verified].map(([id, v]) => [id, [v.revision, v.heads, v.at]])) });
     const sig = sign(null, Buffer.from(body, 'utf8'), this.keys.signingKey).toString('base64url');
-    writeFileSync(`${this.verifiedFile}.tmp`, `${body}\n${JSON.stringify({ kid: this.keys.active.kid, sig })}\n`);
-    renameSync(`${this.verifiedFile}.tmp`, this.verifiedFile);
+    // A name of this process's own: two processes on one DATA_DIR must not rename each other's file.
+    const temporary = `${this.verifiedFile}.${process.pid}.tmp`;
+    writeFileSync(temporary, `${body}\n${JSON.stringify({ kid: this.keys.active.kid, sig })}\n`);
+    renameSync(temporary, this.verifiedFile);
     this.dirty = false;
   }
 
   private async checkStream(streamId: string): Promise<void> {
     const incidentId = incidentIdOfStream(streamId)!;
     const from = this.verified.get(streamId);
+    // Taken before the read: a head signed while it is in flight lies beyond what it returns, and is not a deleted tail.
+    const signed = this.signedPast(incidentId, from);
     const events = await this.store.readStream(streamId, BigInt(from?.revision ?? 0));
     this.eventsRead += events.length;
-    const outcome = followChains(incidentId, events.map(storedLink), from, from, this.signedPast(incidentId, from), new Date().toISOString());
+    const outcome = followChains(incidentId, events.map(storedLink), from, from, signed, new Date().toISOString());
     this.record(incidentId, outcome.rewrites);
-    if (outcome.through && outcome.through.revision !== from?.revision) this.keep(streamId, outcome.through);
+    // A check that ran meanwhile may have gone further: the record never moves back.
+    if (outcome.through && outcome.through.revision > (this.verified.get(streamId)?.revision ?? -1)) this.keep(streamId, outcome.through);
   }
 
   private keep(streamId: string, through: Verified): void {

@@ -7,6 +7,7 @@ import { incidentIdOfStream } from '@im/incidents';
 import { type Chain, CHAINS, chainsOf, type SignedHead, signHead } from '@im/ledger-proof';
 import { type CheckedHeads, LedgerContinuity, SIGNED_HEADS_FILE } from './ledger-continuity';
 import { LedgerKeys } from './ledger-keys';
+import { RetryLaterError } from '../errors/error-mapping';
 
 export { SIGNED_HEADS_FILE };
 /** How often the heads of chains that changed are signed. */
@@ -87,7 +88,12 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
       // A stream with a rewritten chain is not verified past it: its exports sign what they recompute.
       if (CHAINS.some((chain) => this.continuity.rewriteOf(incidentId, chain))) continue;
       for (const chain of chains) {
-        this.logger.log(`signed head ${JSON.stringify(this.sign(checked, chain))}`);
+        try {
+          this.logger.log(`signed head ${JSON.stringify(this.sign(checked, chain))}`);
+        } catch (error) {
+          // An export signed this chain further meanwhile: that head stands, and the round goes on to the other incidents.
+          if (!(error instanceof RetryLaterError)) throw error;
+        }
       }
     }
     this.continuity.save();

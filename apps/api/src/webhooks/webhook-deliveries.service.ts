@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@im/incidents';
 import { type DeliveryAttempt, OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
 import { WEBHOOK_CHANNEL } from './webhook-channel';
+import type { Principal } from '../auth/principal';
 import { WebhookQueryService } from './webhook-query.service';
 
 /** The newest attempts a delivery log shows. */
@@ -42,14 +43,14 @@ export class WebhookDeliveries {
     private readonly webhooks: WebhookQueryService,
   ) {}
 
-  async list(webhookId: string): Promise<DeliveryView[]> {
-    await this.webhooks.get(webhookId);
+  async list(webhookId: string, admin: Principal): Promise<DeliveryView[]> {
+    await this.webhooks.get(webhookId, admin);
     return (await this.store.attempts(WEBHOOK_CHANNEL, webhookId, DELIVERY_LOG_LIMIT)).map(toDeliveryView);
   }
 
   /** 404 for an unknown registration or delivery; 409 for a disabled registration (it answered 410: nothing more is sent to it). */
-  async retry(webhookId: string, deliveryId: string): Promise<void> {
-    const webhook = await this.webhooks.get(webhookId);
+  async retry(webhookId: string, deliveryId: string, admin: Principal): Promise<void> {
+    const webhook = await this.webhooks.get(webhookId, admin);
     const attempt = await this.store.findAttempt(WEBHOOK_CHANNEL, webhookId, deliveryId);
     if (!attempt) throw new NotFoundError(`Delivery ${deliveryId} of webhook ${webhookId} not found`);
     if (!webhook.enabled) throw new ConflictError(`Webhook ${webhookId} is disabled (its endpoint answered 410 Gone): register it again to deliver to it`);

@@ -29,27 +29,27 @@ export class WebhooksController {
 
   @Get()
   @WebhooksApiDocs.list
-  async list() {
-    return { items: await this.webhooks.list() };
+  async list(@CurrentPrincipal() admin: Principal) {
+    return { items: await this.webhooks.list(admin) };
   }
 
   @Get(':id')
   @WebhooksApiDocs.get
-  get(@Param('id') id: string) {
-    return this.webhooks.get(id);
+  get(@Param('id') id: string, @CurrentPrincipal() admin: Principal) {
+    return this.webhooks.get(id, admin);
   }
 
   @Get(':id/deliveries')
   @WebhooksApiDocs.deliveries
-  async listDeliveries(@Param('id') id: string) {
-    return { items: await this.deliveries.list(id) };
+  async listDeliveries(@Param('id') id: string, @CurrentPrincipal() admin: Principal) {
+    return { items: await this.deliveries.list(id, admin) };
   }
 
   @Post(':id/deliveries/:delivery_id/retry')
   @HttpCode(202)
   @WebhooksApiDocs.retry
-  async retry(@Param('id') id: string, @Param('delivery_id') deliveryId: string): Promise<void> {
-    await this.deliveries.retry(id, deliveryId);
+  async retry(@Param('id') id: string, @Param('delivery_id') deliveryId: string, @CurrentPrincipal() admin: Principal): Promise<void> {
+    await this.deliveries.retry(id, deliveryId, admin);
   }
 
   @Delete(':id')
