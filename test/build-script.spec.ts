@@ -38,7 +38,7 @@ describe('scripts/build.js', () => {
     writeFileSync(fakeNpm, FAKE_NPM);
     write('scripts/build.js', '');
     copyFileSync(join(ROOT, 'scripts/build.js'), join(root, 'scripts/build.js'));
-    for (const file of ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json']) write(file, '{}');
+    for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json']) write(file, '{}');
     write('apps/api/src/main.ts', 'export {};');
     write('apps/api/src/main.spec.ts', 'test();');
     write('libs/incidents/src/index.ts', 'export const a = 1;');

@@ -52,14 +52,14 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
   const report = (chain: Chain, n: number, eventId: string | null, reason: string) => {
     if (!rewrites.has(chain)) rewrites.set(chain, { incidentId, chain, n, eventId, reason });
   };
-  const matchKnown = (revision: number, heads: ChainHeads) => {
+  const matchKnown = (revision: number, id: string, holding: readonly Chain[], heads: ChainHeads) => {
     if (!known || revision !== known.revision) return;
     for (const chain of CHAINS) {
       const link = known.heads[chain];
       if (sameLink(heads[chain], link)) continue;
       const n = link?.n ?? heads[chain]?.n ?? 0;
-      // The event verified last may not be in this chain: its id is not named to the chain's readers.
-      report(chain, n, null, `its link at position ${n} is not the one verified at ${known.at} (${link ? short(link.hash) : 'none'}): an event at or before it was changed or removed`);
+      // The event verified last may not be in this chain: then its id is not named to the chain's readers.
+      report(chain, n, holding.includes(chain) ? id : null, `its link at position ${n} is not the one verified at ${known.at} (${link ? short(link.hash) : 'none'}): an event at or before it was changed or removed`);
     }
   };
   let current: ChainHeads = {};
@@ -67,7 +67,7 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
   if (from) {
     const [first] = events;
     if (first?.revision === from.revision) {
-      matchKnown(first.revision, first.ledger?.heads ?? {});
+      matchKnown(first.revision, first.id, first.ledger ? chainsOf(first.event) : [], first.ledger?.heads ?? {});
       current = from.heads;
       rest = events.slice(1);
     }
@@ -76,7 +76,7 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
     if (!ledger) {
       // Stored before the ledger (KurrentDB events are not upgraded): the store chains the next event from nothing, and so does the check.
       current = {};
-      matchKnown(revision, {});
+      matchKnown(revision, id, [], {});
       continue;
     }
     const holding = chainsOf(event);
@@ -95,7 +95,7 @@ export function followChains(incidentId: string, events: StoredLink[], from: Ver
       if (other) report(chain, n, id, `the head signed at ${other.signedAt} for position ${n} is ${short(other.hash)}, the stored chain has ${short(expected!.hash)}: an event at or before it was changed`);
     }
     current = ledger.heads;
-    matchKnown(revision, ledger.heads);
+    matchKnown(revision, id, holding, ledger.heads);
   }
   const end = events.at(-1)?.revision ?? -1;
   if (known && end < known.revision) {
