@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
 import { startTestApp, type TestApp } from './support/app';
 import { expectError } from './support/expect-error';
 import { checkpointWal } from './support/sqlite-checkpoint';
@@ -137,6 +138,12 @@ describe('POST /api/v1/simulate', () => {
    * nothing to copy, so only a write could change a byte.
    */
   const settledFileHashes = async () => {
+    // The notification channels commit their checkpoints after the read models show a write: wait until they have passed the head.
+    const head = await t.app.get<EventStore>(EVENT_STORE).headPosition();
+    const outbound = t.app.get<OutboundStore>(OUTBOUND_STORE);
+    for (const channel of ['notification:email', 'notification:push']) {
+      while (((await outbound.checkpoint(channel)) ?? -1n) < head) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     for (const name of ['events.sqlite', 'read-models.sqlite']) await checkpointWal(join(t.config.dataDir, name));
     return fileHashes();
   };
