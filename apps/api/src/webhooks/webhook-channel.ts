@@ -6,7 +6,6 @@ import { type ProjectionProgress, recordedTimelineRow, type TimelineRow } from '
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
 import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
-import { typeMatches } from './create-webhook.body';
 import { ReaderViews } from './reader-views';
 import type { WebhookEndpoint, WebhookSender } from './webhook-sender';
 
@@ -86,3 +85,7 @@ export class WebhookChannel implements OutboundChannel<WebhookTarget, WebhookMes
     await this.disable(target.id);
   }
 }
+
+/** Whether an event type matches a registration's pattern: exact, a prefix ending in `*`, or `*`. */
+export const typeMatches = (pattern: string, type: string): boolean =>
+  pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;
