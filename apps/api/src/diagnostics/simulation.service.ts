@@ -11,9 +11,8 @@ import {
   NotFoundError,
 } from '@im/incidents';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
+import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { CommandHandler } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
 import { incidentStream } from '../ledger/incident-stream';
 import { IncidentVisibility } from '../policy/incident-visibility';
 import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';

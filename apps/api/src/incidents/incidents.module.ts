@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { IncidentQueryService } from './incident-query.service';
 import { IncidentsController } from './incidents.controller';

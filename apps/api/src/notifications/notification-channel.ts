@@ -23,8 +23,8 @@ import type {
   ProjectionProgress,
   PushSubscriptionQueries,
 } from '@im/read-models';
+import type { Clock } from '@im/write-path';
 import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import type { Clock } from '../ledger/clock';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
 import type { IncidentVisibility } from '../policy/incident-visibility';
 import type { MailSender } from './mail-sender';

@@ -14,7 +14,7 @@ import {
   PUSH_SUBSCRIPTION_QUERIES,
   type PushSubscriptionQueries,
 } from '@im/read-models';
-import { CLOCK, type Clock } from '../ledger/clock';
+import { CLOCK, type Clock } from '@im/write-path';
 import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
 import { consumerOf } from '../outbound/outbound-worker';
 import { RetrySchedule } from '../outbound/retry-schedule';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
+import { LedgerModule } from '@im/write-path';
 import { IncidentsModule } from '../incidents/incidents.module';
-import { LedgerModule } from '../ledger/ledger.module';
 import { LedgerExports } from '../ledger-proof/ledger-exports';
 import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
 import { FingerprintClaims } from './fingerprint-claims';

@@ -11,11 +11,7 @@ import {
   type WebhookRegisteredData,
   type WebhooksState,
 } from '@im/incidents';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { serviceEvent } from '../ledger/service-event';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from './webhook-address';
 import { newWebhookSecret, sealWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
 import type { CreatedWebhook } from './webhook.view';

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, WEBHOOKS_STREAM, type WebhookRegisteredData } from '@im/incidents';
 import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
-import { CLOCK, type Clock } from '../ledger/clock';
+import { CLOCK, type Clock } from '@im/write-path';
 import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
 import { RetrySchedule } from '../outbound/retry-schedule';
 import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
