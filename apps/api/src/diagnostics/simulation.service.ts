@@ -12,9 +12,8 @@ import {
 } from '@im/incidents';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
 import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
 import { incidentStream } from '../ledger/incident-stream';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';
 import { FingerprintClaims } from '../timeline/fingerprint-claims';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';

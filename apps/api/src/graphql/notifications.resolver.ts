@@ -1,5 +1,5 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { NotificationQueryService } from '../notifications/notification-query.service';
 import { parsePushSubscriptionInput } from '../notifications/push-subscription.input';
 import { PushSubscriptionCommandHandler } from '../notifications/push-subscription-command.handler';

@@ -13,7 +13,7 @@ import {
   type IntegrationKeysState,
 } from '@im/incidents';
 import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import type { CreateIntegrationKeyInput } from './create-integration-key.body';
 import type { CreatedIntegrationKey } from './integration-key.view';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
 import { ID_GENERATOR, type IdGenerator, ReadYourWrites } from '@im/write-path';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
 import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';

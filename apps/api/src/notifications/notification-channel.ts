@@ -24,9 +24,8 @@ import type {
   PushSubscriptionQueries,
 } from '@im/read-models';
 import type { Clock } from '@im/write-path';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { type IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
-import type { IncidentVisibility } from '../policy/incident-visibility';
 import type { MailSender } from './mail-sender';
 import { notificationMail, notificationPayload } from './notification-text';
 import type { PushSender } from './push-sender';

@@ -3,7 +3,7 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { InvalidError } from '@im/incidents';
 import type { TimelinePosition, TimelineQuery } from '@im/read-models';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { dataDirKey } from '../secrets/data-dir-key';
 import { open, seal } from '../secrets/sealed-box';
 

@@ -4,8 +4,8 @@ import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
 import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
 import type { LedgerBundle } from '@im/ledger-proof';
+import { IncidentQueryService, type Principal, TIMELINE_ROLES } from '@im/access';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { AppendAnswer, AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
 import { attributed, attributedItem } from './event-attribution';
@@ -15,7 +15,6 @@ import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filt
 import { renderTimelineMarkdown } from './timeline-markdown';
 import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
 import { TimelineReader } from './timeline-reader.service';
-import { IncidentQueryService } from '../incidents/incident-query.service';
 import { timelinePageJson } from './timeline-page.response';
 import { TimelineApiDocs } from './timeline.api-docs';
 

@@ -1,5 +1,5 @@
 import { ForbiddenError, InvalidError } from '@im/incidents';
-import { ANONYMOUS, type Principal } from '../auth/principal';
+import { ANONYMOUS, type Principal } from '@im/access';
 import { parseCreateWebhookBody as parseAs } from './create-webhook.body';
 
 const LEVELS = ['public', 'internal', 'restricted', 'confidential'];

@@ -1,7 +1,7 @@
 import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
 import { InvalidError, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
+import type { Principal } from '@im/access';
 import { refuseAboveClearance, refuseBeyondDataAccess } from '../auth/caller-limits';
-import type { Principal } from '../auth/principal';
 import { jsonObjectBody } from '../http/json-body.parser';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
 import type { CreateWebhookInput } from './webhook-command.handler';

@@ -3,9 +3,8 @@ import type { DataClass, Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream } from '@im/incidents';
 import { type ProjectionProgress, recordedTimelineRow, type TimelineRow } from '@im/read-models';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { type Principal, TIMELINE_ROLES, type TimelineAuthorizer } from '@im/access';
 import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
-import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
 import { ReaderViews } from './reader-views';
 import type { WebhookEndpoint, WebhookSender } from './webhook-sender';
 

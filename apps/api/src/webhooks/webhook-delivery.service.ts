@@ -4,9 +4,9 @@ import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-stor
 import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, WEBHOOKS_STREAM, type WebhookRegisteredData } from '@im/incidents';
 import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
 import { CLOCK, type Clock } from '@im/write-path';
+import { TimelineAuthorizer } from '@im/access';
 import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
 import { RetrySchedule } from '../outbound/retry-schedule';
-import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
 import { WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { openWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
