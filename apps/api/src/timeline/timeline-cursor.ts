@@ -4,8 +4,7 @@ import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { InvalidError } from '@im/incidents';
 import type { TimelinePosition, TimelineQuery } from '@im/read-models';
 import type { Principal } from '@im/access';
-import { dataDirKey } from '../secrets/data-dir-key';
-import { open, seal } from '../secrets/sealed-box';
+import { dataDirKey, open, seal } from '@im/secrets';
 
 export const CURSOR_KEY = Symbol('CURSOR_KEY');
 
