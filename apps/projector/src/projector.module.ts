@@ -2,8 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 import { PolicyModule } from '@im/access';
-import { WebhookDeliveryModule } from '../../api/src/webhooks/webhook-delivery.module';
-import { NotificationDeliveryModule } from '../../api/src/notifications/notification-delivery.module';
+import { NotificationDeliveryModule, WebhookDeliveryModule } from '@im/outbound';
 
 @Module({})
 export class ProjectorModule {

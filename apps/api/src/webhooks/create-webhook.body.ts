@@ -1,10 +1,10 @@
 import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
 import { InvalidError, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
 import type { Principal } from '@im/access';
+import type { CreateWebhookInput } from '@im/outbound';
 import { refuseAboveClearance, refuseBeyondDataAccess } from '../auth/caller-limits';
 import { jsonObjectBody } from '../http/json-body.parser';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
-import type { CreateWebhookInput } from './webhook-command.handler';
 
 /** What a registration sees by default (docs/api.md, "Webhooks"): internal, no data class. */
 export const DEFAULT_WEBHOOK_CLEARANCE: Visibility = 'internal';

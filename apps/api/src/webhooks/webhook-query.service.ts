@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WEBHOOK_QUERIES, type WebhookQueries } from '@im/read-models';
 import { webhookNotFound } from '@im/incidents';
-import { toWebhookView, type WebhookView } from './webhook.view';
+import { toWebhookView, type WebhookView } from '@im/outbound';
 
 /** What a webhooks admin reads of the registrations (the read model). */
 @Injectable()

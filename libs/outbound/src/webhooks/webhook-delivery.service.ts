@@ -5,8 +5,8 @@ import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, W
 import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
 import { CLOCK, type Clock } from '@im/write-path';
 import { TimelineAuthorizer } from '@im/access';
-import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
-import { RetrySchedule } from '../outbound/retry-schedule';
+import { OutboundDispatcher } from '../outbound-dispatcher';
+import { RetrySchedule } from '../retry-schedule';
 import { WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { openWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';

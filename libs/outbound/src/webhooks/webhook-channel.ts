@@ -4,7 +4,7 @@ import type { RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream } from '@im/incidents';
 import { type ProjectionProgress, recordedTimelineRow, type TimelineRow } from '@im/read-models';
 import { type Principal, TIMELINE_ROLES, type TimelineAuthorizer } from '@im/access';
-import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
+import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound-channel';
 import { ReaderViews } from './reader-views';
 import type { WebhookEndpoint, WebhookSender } from './webhook-sender';
 

@@ -25,7 +25,7 @@ import type {
 } from '@im/read-models';
 import type { Clock } from '@im/write-path';
 import { type IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
-import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
+import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound-channel';
 import type { MailSender } from './mail-sender';
 import { notificationMail, notificationPayload } from './notification-text';
 import type { PushSender } from './push-sender';
