@@ -12,8 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import { newWebhookSecret } from '../apps/api/src/webhooks/webhook-secret';
-import { WebhookEndpoint, WebhookSender } from '../apps/api/src/webhooks/webhook-sender';
+import { newWebhookSecret, WebhookEndpoint, WebhookSender } from '@im/outbound';
 
 interface Registration {
   endpoint: WebhookEndpoint;

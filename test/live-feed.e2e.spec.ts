@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '@im/access';
 import { LiveFeed } from '../apps/api/src/live/live-feed';
-import type { Principal } from '../apps/api/src/auth/principal';
 import { startTestApp, type TestApp } from './support/app';
 import { bearer, token } from './support/tokens';
 

@@ -1,5 +1,4 @@
-import type { Clock } from '../apps/api/src/ledger/clock';
-import { CLOCK } from '../apps/api/src/ledger/clock';
+import { type Clock, CLOCK } from '@im/write-path';
 import { startTestApp, type TestApp } from './support/app';
 import { MailReceiver } from './support/mail-receiver';
 import { bearer, token } from './support/tokens';

@@ -1,4 +1,4 @@
-import { type Clock, CLOCK } from '../apps/api/src/ledger/clock';
+import { type Clock, CLOCK } from '@im/write-path';
 import { startTestApp, type TestApp } from './support/app';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { TIMELINE_QUERIES, type TimelineQueries, timelineRowOf, toTimelineEventView } from '@im/read-models';
-import { principalFromClaims } from '../apps/api/src/auth/principal';
-import { IncidentQueryService } from '../apps/api/src/incidents/incident-query.service';
-import { TimelineAuthorizer } from '../apps/api/src/timeline/timeline-authorizer';
+import { IncidentQueryService, principalFromClaims, TimelineAuthorizer } from '@im/access';
 import { TimelineCursors } from '../apps/api/src/timeline/timeline-cursor';
 import { parseIncidentTimelineQuery, parseTimelineSearch, type TimelineFilter } from '../apps/api/src/timeline/timeline-filter';
 import type { TimelinePageResponse } from '../apps/api/src/timeline/timeline-page.response';

@@ -1,9 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
-import { PolicyModule } from '../../api/src/policy/policy.module';
-import { WebhookDeliveryModule } from '../../api/src/webhooks/webhook-delivery.module';
-import { NotificationDeliveryModule } from '../../api/src/notifications/notification-delivery.module';
+import { PolicyModule } from '@im/access';
+import { NotificationDeliveryModule, WebhookDeliveryModule } from '@im/outbound';
 
 @Module({})
 export class ProjectorModule {

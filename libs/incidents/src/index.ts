@@ -11,3 +11,4 @@ export * from './stream-names';
 export * from './integration-keys';
 export * from './webhooks';
 export * from './notifications';
+export * from './one-line';

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ANONYMOUS, type Principal } from './principal';
+import { ANONYMOUS, type Principal } from '@im/access';
 
 export const ACCESS_KEY = 'im:access';
 

@@ -2,8 +2,8 @@ import { type CanActivate, type ExecutionContext, ForbiddenException, Inject, In
 import { Reflector } from '@nestjs/core';
 import { type GqlContextType, GqlExecutionContext } from '@nestjs/graphql';
 import { APP_CONFIG, type AppConfig } from '@im/config';
+import { ANONYMOUS, type Principal } from '@im/access';
 import { ACCESS_KEY, type Access, INTEGRATION_KEY_ACCESS } from './access.decorators';
-import { ANONYMOUS, type Principal } from './principal';
 import { RequestAuthenticator } from './request-authenticator';
 
 /** 401 for the anonymous caller of development mode, 403 for a valid token without `role`. */

@@ -1,6 +1,6 @@
 import type { DataClass } from '@im/cloudevents';
 import { ForbiddenError } from '@im/incidents';
-import type { Principal } from './principal';
+import type { Principal } from '@im/access';
 
 /**
  * A caller grants no more than it holds (docs/security.md): what it declares or

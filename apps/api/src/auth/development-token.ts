@@ -1,6 +1,6 @@
 import { sign } from 'jsonwebtoken';
 import type { AppConfig } from '@im/config';
-import { principalFromClaims } from './principal';
+import { principalFromClaims } from '@im/access';
 
 /** What a development token says about its holder (the claims principalFromClaims reads). */
 export interface DevelopmentClaims {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { integrationKeyIdOf, integrationKeyMatches } from '@im/incidents';
 import { INTEGRATION_KEY_QUERIES, type IntegrationKeyQueries, type IntegrationKeyRecord } from '@im/read-models';
-import type { Principal } from './principal';
+import type { Principal } from '@im/access';
 
 /** Looked up and compared against when the presented key names no id: the same work as for a real one. */
 const DECOY_ID = '0000000000000000';

@@ -4,7 +4,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type StrategyOptionsWithoutRequest } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig, type JwtConfig } from '@im/config';
-import { InvalidClaimsError, type Principal, principalFromClaims } from './principal';
+import { InvalidClaimsError, type Principal, principalFromClaims } from '@im/access';
 
 /** Pinned algorithms: a shared secret only ever verifies HS256, published keys only RS256/ES256; `none` never. */
 function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { Passport } from 'passport';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { looksLikeIntegrationKey } from '@im/incidents';
-import type { Principal } from './principal';
+import type { Principal } from '@im/access';
 import { IntegrationKeyAuthenticator } from './integration-key.authenticator';
 import { JwtStrategy } from './jwt.strategy';
 

@@ -1,6 +1,6 @@
 import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DATA_CLASSES, VISIBILITIES } from '@im/cloudevents';
-import { apiDocs, errorResponse } from '../diagnostics/api-docs.decorators';
+import { apiDocs, errorResponse } from '../http/api-docs.decorators';
 
 /** The OpenAPI declaration of the two routes the web console needs before anyone has signed in. */
 

@@ -1,6 +1,6 @@
 import { InvalidError } from '@im/incidents';
+import { InvalidClaimsError, principalFromClaims } from '@im/access';
 import type { DevelopmentClaims } from '../auth/development-token';
-import { InvalidClaimsError, principalFromClaims } from '../auth/principal';
 import { jsonObjectBody } from '../http/json-body.parser';
 
 const FIELDS = new Set(['sub', 'roles', 'clearance', 'data_access']);

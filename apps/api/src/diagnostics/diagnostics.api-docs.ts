@@ -1,5 +1,5 @@
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, apiDocs } from './api-docs.decorators';
+import { ApiErrors, apiDocs } from '../http/api-docs.decorators';
 import { PUBLISHED_SCHEMAS, SCHEMA_FORMATS } from './published-schemas';
 import { MAX_SIMULATED_EVENTS } from './simulation.body';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Inject, NotFoundException, Post, Query } from '@nestjs/common';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { CurrentPrincipal, Public } from '../auth/access.decorators';
 import { demandRole } from '../auth/auth.guard';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { DiagnosticsApiDocs } from './diagnostics.api-docs';
 import { OpenApiDocument } from './openapi.document';
 import { publishedSchemaDocument } from './published-schemas';

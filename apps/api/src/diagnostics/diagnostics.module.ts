@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@im/config';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
 import { TimelineModule } from '../timeline/timeline.module';
 import { DiagnosticsController } from './diagnostics.controller';
 import { DocsController } from './docs.controller';

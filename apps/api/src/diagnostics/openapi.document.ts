@@ -4,7 +4,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { AppConfig } from '@im/config';
 import { version } from '../../../../package.json';
 import { ACCESS_KEY, type Access, INTEGRATION_KEY_ACCESS } from '../auth/access.decorators';
-import { ERROR_TEXT, errorResponse } from './api-docs.decorators';
+import { ERROR_TEXT, errorResponse } from '../http/api-docs.decorators';
 import { ERROR_BODY_SCHEMA, openApiComponents, toOpenApiSchema } from './published-schemas';
 
 /** Holds the OpenAPI document, generated once the app's routes exist. */

@@ -11,11 +11,9 @@ import {
   NotFoundError,
 } from '@im/incidents';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import { CommandHandler } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
+import { IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
 import { incidentStream } from '../ledger/incident-stream';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';
 import { FingerprintClaims } from '../timeline/fingerprint-claims';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';

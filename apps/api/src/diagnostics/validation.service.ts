@@ -19,8 +19,7 @@ import {
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 import { GRAPHQL_PATH } from '../graphql/graphql-path';
-import type { Principal } from '../auth/principal';
-import { IncidentQueryService } from '../incidents/incident-query.service';
+import { IncidentQueryService, type Principal } from '@im/access';
 import { describeRewrite } from '../ledger-proof/chain-continuity';
 import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';

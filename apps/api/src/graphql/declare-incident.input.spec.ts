@@ -1,4 +1,4 @@
-import { ANONYMOUS, type Principal } from '../auth/principal';
+import { ANONYMOUS, type Principal } from '@im/access';
 import { parseDeclareIncidentInput } from './declare-incident.input';
 import { Severity } from './schema.types';
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { declaredVisibility } from '../incidents/declared-visibility';
 import type { DeclareRequest } from '../incidents/incident-command.handler';
 import { fromGqlSeverity } from './schema.mapping';

@@ -3,9 +3,8 @@ import { GqlExecutionContext } from '@nestjs/graphql';
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { Incident } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { IncidentQueryService, Principal } from '@im/access';
 import type { RequestAuthenticator } from '../auth/request-authenticator';
-import type { IncidentQueryService } from '../incidents/incident-query.service';
 
 export interface GqlContext {
   principal: Principal;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
 import { IncidentMobileView, RACIRole } from './schema.types';

@@ -1,10 +1,8 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { Incident as DomainIncident } from '@im/incidents';
+import { IncidentQueryService, IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
 import { RequireRole } from '../auth/access.decorators';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
-import { IncidentQueryService } from '../incidents/incident-query.service';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { parseDeclareIncidentInput } from './declare-incident.input';
 import { type GqlContext, GqlIncidents, GqlPrincipal } from './graphql-context';
 import { IncidentMobileViews } from './incident-mobile-views';

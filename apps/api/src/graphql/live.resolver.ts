@@ -1,6 +1,6 @@
 import { Args, ID, Resolver, Subscription } from '@nestjs/graphql';
 import type { Incident as DomainIncident } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { LiveFeed } from '../live/live-feed';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { GqlPrincipal } from './graphql-context';

@@ -1,8 +1,7 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
+import { parsePushSubscriptionInput, PushSubscriptionCommandHandler } from '@im/outbound';
 import { NotificationQueryService } from '../notifications/notification-query.service';
-import { parsePushSubscriptionInput } from '../notifications/push-subscription.input';
-import { PushSubscriptionCommandHandler } from '../notifications/push-subscription-command.handler';
 import { GqlPrincipal } from './graphql-context';
 import { parseNotificationsLimit } from './notifications.args';
 import {

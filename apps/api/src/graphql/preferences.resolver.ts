@@ -1,5 +1,5 @@
 import { Args, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { GqlPrincipal } from './graphql-context';

@@ -1,5 +1,5 @@
 import { type Incident, LIFECYCLE, noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from '@im/incidents';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { ActionType, type MobileAction } from './schema.types';
 
 /**

@@ -1,6 +1,5 @@
 import type { Incident as DomainIncident, Severity as DomainSeverity, Status as DomainStatus } from '@im/incidents';
-import type { NotificationPreferences as StoredPreferences } from '@im/read-models';
-import type { TimelineEventView } from '@im/read-models';
+import type { NotificationPreferences as StoredPreferences, TimelineEventView } from '@im/read-models';
 import { Incident, IncidentSummary, NotificationPreferences, Severity, Status, TimelineEventSummary } from './schema.types';
 
 const SUMMARY_LENGTH = 140;

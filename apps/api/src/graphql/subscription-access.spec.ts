@@ -1,5 +1,5 @@
 import { getOperationAST, parse } from 'graphql';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { missingRole, rootFields } from './subscription-access';
 
 const caller = (roles: string[]): Principal => ({ sub: 'ann', roles, clearance: 'internal', dataAccess: [], authenticated: true });

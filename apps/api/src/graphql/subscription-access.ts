@@ -1,5 +1,5 @@
 import { type DocumentNode, Kind, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 
 /** A token holding at least one role, whichever. */
 const ANY_ROLE = 'any';

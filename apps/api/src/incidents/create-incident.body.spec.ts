@@ -1,4 +1,4 @@
-import { ANONYMOUS, type Principal } from '../auth/principal';
+import { ANONYMOUS, type Principal } from '@im/access';
 import { parseCreateIncidentBody } from './create-incident.body';
 
 const invalid = (message: string) => expect.objectContaining({ kind: 'invalid', message });

@@ -1,5 +1,5 @@
 import { InvalidError, SEVERITIES } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { jsonObjectBody } from '../http/json-body.parser';
 import { declaredVisibility } from './declared-visibility';
 import type { DeclareRequest } from './incident-command.handler';

@@ -1,7 +1,7 @@
 import { type EnvelopeContext, VISIBILITIES } from '@im/cloudevents';
 import { InvalidError } from '@im/incidents';
+import type { Principal } from '@im/access';
 import { refuseAboveClearance } from '../auth/caller-limits';
-import type { Principal } from '../auth/principal';
 
 /**
  * A declare's `visibility` (REST and GraphQL alike), recorded as the event's

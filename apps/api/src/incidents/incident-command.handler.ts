@@ -1,13 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
 import { decide, type DeclareIncident, type Incident, type IncidentState, incidentStreamId, type Transition } from '@im/incidents';
-import type { Principal } from '../auth/principal';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type Handled } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { CLOCK, type Clock, CommandHandler, type Handled, ID_GENERATOR, type IdGenerator, ReadYourWrites } from '@im/write-path';
+import { IncidentVisibility, type Principal } from '@im/access';
 import { incidentStream } from '../ledger/incident-stream';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { IncidentVisibility } from '../policy/incident-visibility';
 
 export interface CommandContext {
   /** Who asks: the events' im.actor, and whose clearance and roles the decision weighs. */

@@ -1,6 +1,6 @@
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { SEVERITIES, STATUSES } from '@im/incidents';
-import { ApiErrors, apiDocs, errorResponse, ref } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs, errorResponse, ref } from '../http/api-docs.decorators';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from './incident-list.query';
 
 /** The OpenAPI declaration of each incident route; the controller only routes. */

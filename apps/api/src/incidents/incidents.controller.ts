@@ -10,12 +10,10 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { Transition } from '@im/incidents';
+import { IncidentQueryService, IncidentVisibility, type Principal } from '@im/access';
 import { CurrentPrincipal } from '../auth/access.decorators';
-import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { parseCreateIncidentBody } from './create-incident.body';
-import { IncidentQueryService } from './incident-query.service';
 import { type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { IncidentsApiDocs } from './incidents.api-docs';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';

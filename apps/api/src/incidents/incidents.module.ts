@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
+import { IncidentQueryService } from '@im/access';
 import { IncidentCommandHandler } from './incident-command.handler';
-import { IncidentQueryService } from './incident-query.service';
 import { IncidentsController } from './incidents.controller';
 
 @Module({

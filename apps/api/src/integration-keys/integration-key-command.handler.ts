@@ -12,12 +12,8 @@ import {
   type IntegrationKeyCreatedData,
   type IntegrationKeysState,
 } from '@im/incidents';
-import type { Principal } from '../auth/principal';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { serviceEvent } from '../ledger/service-event';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
+import type { Principal } from '@im/access';
 import type { CreateIntegrationKeyInput } from './create-integration-key.body';
 import type { CreatedIntegrationKey } from './integration-key.view';
 

@@ -1,6 +1,6 @@
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { INTEGRATION_KEY_NAME_MAX_LENGTH, INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_ROLES } from '@im/incidents';
-import { ApiErrors, apiDocs } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs } from '../http/api-docs.decorators';
 
 /** The OpenAPI declaration of each integration-key route; the controller only routes. */
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { INTEGRATIONS_ADMIN_ROLE, type Principal } from '@im/access';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { INTEGRATIONS_ADMIN_ROLE, type Principal } from '../auth/principal';
 import { parseCreateIntegrationKeyBody } from './create-integration-key.body';
 import { IntegrationKeyCommandHandler } from './integration-key-command.handler';
 import { IntegrationKeyQueryService } from './integration-key-query.service';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
 import { IntegrationKeyCommandHandler } from './integration-key-command.handler';
 import { IntegrationKeyQueryService } from './integration-key-query.service';
 import { IntegrationKeysController } from './integration-keys.controller';

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import { ID_GENERATOR, type IdGenerator, ReadYourWrites } from '@im/write-path';
+import type { Principal } from '@im/access';
 import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
 import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';
 import { attributed } from '../timeline/event-attribution';

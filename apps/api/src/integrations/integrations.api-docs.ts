@@ -1,5 +1,5 @@
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, apiDocs } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs } from '../http/api-docs.decorators';
 import { ALERTMANAGER_PAYLOAD_SCHEMA, GRAFANA_PAYLOAD_SCHEMA } from './alert-payload.schema';
 
 /** The OpenAPI declaration of each alert receiver; the controller only routes. */

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { type AlertResults, AlertIngestion } from './alert-ingestion';
 import { parseAlertmanagerPayload, parseGrafanaPayload } from './alert-payload.body';
 import { IntegrationsApiDocs } from './integrations.api-docs';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
 import { TimelineModule } from '../timeline/timeline.module';
 import { AlertIngestion } from './alert-ingestion';
 import { IntegrationsController } from './integrations.controller';

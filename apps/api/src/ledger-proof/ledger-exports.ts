@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BUNDLE_FORMAT, type Chain, chainView, type LedgerBundle, type LedgerEvent, type SignedHead, verifyBundle } from '@im/ledger-proof';
 import type { RedactedEntry } from '@im/policy';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { RetryLaterError } from '../errors/error-mapping';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { LedgerContinuity } from './ledger-continuity';

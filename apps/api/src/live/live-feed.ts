@@ -14,8 +14,7 @@ import {
   type TimelineEventView,
   toTimelineEventView,
 } from '@im/read-models';
-import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
+import { IncidentVisibility, type Principal } from '@im/access';
 import { type LivePosition, type LiveScope, TimelineCursors } from '../timeline/timeline-cursor';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import { LiveStream, type Positioned } from './live-stream';

@@ -1,5 +1,5 @@
 import { ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, apiDocs } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs } from '../http/api-docs.decorators';
 
 /** The OpenAPI declaration of the live streams; the contract in full is in docs/api.md. */
 

@@ -1,8 +1,8 @@
 import { Controller, Get, Headers, Inject, Param, Query, Req, Res, UnauthorizedException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@im/config';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import { TOKEN_EXPIRED, whenTokenExpires } from '../auth/token-expiry';
 import { toIncidentResponse } from '../incidents/incident.dto';
 import { type LiveIncidentChange, LiveFeed, type LiveTimelineEvent } from './live-feed';

@@ -1,8 +1,8 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { LedgerModule } from '@im/write-path';
 import { IncidentsModule } from '../incidents/incidents.module';
-import { LedgerModule } from '../ledger/ledger.module';
 import { TimelineModule } from '../timeline/timeline.module';
 import { LiveFeed } from './live-feed';
 import { LiveController } from './live.controller';

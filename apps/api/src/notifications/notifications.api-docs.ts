@@ -1,5 +1,5 @@
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { apiDocs } from '../diagnostics/api-docs.decorators';
+import { apiDocs } from '../http/api-docs.decorators';
 
 /** The OpenAPI declaration of each notifications route; the controller only routes. */
 export const NotificationsApiDocs = {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { VAPID_KEYS, type VapidKeys } from '@im/outbound';
 import { Public } from '../auth/access.decorators';
 import { NotificationsApiDocs } from './notifications.api-docs';
-import { VAPID_KEYS, type VapidKeys } from './vapid-keys';
 
 @NotificationsApiDocs.controller
 @Controller('api/v1/notifications')

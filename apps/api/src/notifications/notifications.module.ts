@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { NotificationDeliveryModule } from './notification-delivery.module';
+import { NotificationDeliveryModule } from '@im/outbound';
 import { NotificationQueryService } from './notification-query.service';
 import { NotificationsController } from './notifications.controller';
 

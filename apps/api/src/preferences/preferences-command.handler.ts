@@ -7,11 +7,7 @@ import {
   updateNotificationSettings,
   userStreamId,
 } from '@im/incidents';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { serviceEvent } from '../ledger/service-event';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
 
 /** A responder's stream: each update carries the whole, merged settings, so the last one is the state. */
 const preferencesStream: StreamModel<SavedNotificationSettings> = {

@@ -1,6 +1,6 @@
 import type { CloudEvent } from '@im/cloudevents';
 import { ForbiddenError } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import { attributed, attributedItem, RELAY_ROLE } from './event-attribution';
 
 const note = (fields: Partial<CloudEvent> = {}): CloudEvent => ({

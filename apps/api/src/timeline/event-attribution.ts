@@ -1,6 +1,6 @@
 import { type CloudEvent, withSender } from '@im/cloudevents';
 import { ForbiddenError } from '@im/incidents';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 import type { BatchItem } from './cloud-event.body';
 
 /**

@@ -1,9 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import { FINGERPRINT_BIND_TYPE, fingerprintStreamId, type IncidentState, incidentStreamId } from '@im/incidents';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, type StreamModel } from '@im/write-path';
 import { incidentStream } from '../ledger/incident-stream';
 import { unresolved } from './append-plan';
 

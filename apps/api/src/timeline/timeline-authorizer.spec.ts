@@ -2,8 +2,7 @@ import { join } from 'node:path';
 import { loadTimelinePolicy } from '@im/policy';
 import { storedTimelineRow, type TimelineQuery } from '@im/read-models';
 import type { Incident } from '@im/incidents';
-import type { IncidentQueryService } from '../incidents/incident-query.service';
-import { ShownRow, TimelineAuthorizer } from './timeline-authorizer';
+import { type IncidentQueryService, ShownRow, TimelineAuthorizer } from '@im/access';
 import { matchesAsShown } from './timeline-filter';
 
 const rules = loadTimelinePolicy(join(__dirname, '../../../../policy/timeline-policy.json')).redaction;

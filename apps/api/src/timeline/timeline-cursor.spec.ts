@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '@im/config';
 import { InvalidError } from '@im/incidents';
 import type { TimelineQuery } from '@im/read-models';
-import { ANONYMOUS, type Principal } from '../auth/principal';
+import { ANONYMOUS, type Principal } from '@im/access';
 import { CURSOR_KEY_FILE, cursorKey, TimelineCursors } from './timeline-cursor';
 
 const dirs: string[] = [];

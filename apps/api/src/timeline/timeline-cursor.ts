@@ -3,9 +3,8 @@ import { hkdfSync, randomBytes } from 'node:crypto';
 import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { InvalidError } from '@im/incidents';
 import type { TimelinePosition, TimelineQuery } from '@im/read-models';
-import type { Principal } from '../auth/principal';
-import { dataDirKey } from '../secrets/data-dir-key';
-import { open, seal } from '../secrets/sealed-box';
+import type { Principal } from '@im/access';
+import { dataDirKey, open, seal } from '@im/secrets';
 
 export const CURSOR_KEY = Symbol('CURSOR_KEY');
 

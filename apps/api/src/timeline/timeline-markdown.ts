@@ -1,7 +1,6 @@
-import type { Incident } from '@im/incidents';
+import { type Incident, LINE_BREAK, oneLine } from '@im/incidents';
 import type { SignedHead } from '@im/ledger-proof';
 import type { TimelineEntry } from '@im/read-models';
-import { LINE_BREAK, oneLine } from '../text/one-line';
 
 /** No raw HTML (so no HTML block either) and no entity references: `<` and `&` show as typed. */
 const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { ShownRow } from './timeline-authorizer';
+import type { ShownRow } from '@im/access';
 import { timelinePageJson } from './timeline-page.response';
 
 const reply = () => {

@@ -3,9 +3,7 @@ import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-stor
 import { type Incident, incidentNotFound, incidentStreamId, NotFoundError } from '@im/incidents';
 import type { PolicyAction, RedactedEntry } from '@im/policy';
 import { recordedTimelineRow, TIMELINE_QUERIES, type TimelineQueries, type TimelineQuery, type TimelineRow } from '@im/read-models';
-import type { Principal } from '../auth/principal';
-import { IncidentQueryService } from '../incidents/incident-query.service';
-import { type ShownRow, TimelineAuthorizer } from './timeline-authorizer';
+import { IncidentQueryService, type Principal, type ShownRow, TimelineAuthorizer } from '@im/access';
 import { TimelineCursors } from './timeline-cursor';
 import { matchesAsShown } from './timeline-filter';
 

@@ -1,7 +1,7 @@
 import { ApiBody, ApiHeader, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { BATCH_MEDIA_TYPE, MAX_BATCH_EVENTS } from '@im/cloudevents';
-import { ApiErrors, apiDocs, ref } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs, ref } from '../http/api-docs.decorators';
 import { LEDGER_JWK } from '../ledger-proof/ledger.api-docs';
 import { RELAY_ROLE } from './event-attribution';
 import { TIMELINE_EXPORT_FORMATS } from './timeline-export.query';

@@ -2,20 +2,19 @@ import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res, HttpCo
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
+import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
+import type { LedgerBundle } from '@im/ledger-proof';
+import { IncidentQueryService, type Principal, TIMELINE_ROLES } from '@im/access';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
 import type { AppendAnswer, AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
 import { attributed, attributedItem } from './event-attribution';
 import { TimelineAppendHandler } from './timeline-append.handler';
-import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
 import { parseTimelineExportFormat } from './timeline-export.query';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
 import { renderTimelineMarkdown } from './timeline-markdown';
 import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
-import type { LedgerBundle } from '@im/ledger-proof';
 import { TimelineReader } from './timeline-reader.service';
-import { IncidentQueryService } from '../incidents/incident-query.service';
 import { timelinePageJson } from './timeline-page.response';
 import { TimelineApiDocs } from './timeline.api-docs';
 

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
+import { LedgerModule } from '@im/write-path';
+import { TimelineAuthorizer } from '@im/access';
 import { IncidentsModule } from '../incidents/incidents.module';
-import { LedgerModule } from '../ledger/ledger.module';
 import { LedgerExports } from '../ledger-proof/ledger-exports';
 import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
 import { FingerprintClaims } from './fingerprint-claims';
@@ -9,7 +10,6 @@ import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
 import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
-import { TimelineAuthorizer } from './timeline-authorizer';
 
 @Module({
   imports: [LedgerModule, IncidentsModule, LedgerProofModule],

@@ -1,6 +1,6 @@
 import { ForbiddenError, InvalidError } from '@im/incidents';
-import { ANONYMOUS, type Principal } from '../auth/principal';
-import { parseCreateWebhookBody as parseAs, typeMatches } from './create-webhook.body';
+import { ANONYMOUS, type Principal } from '@im/access';
+import { parseCreateWebhookBody as parseAs } from './create-webhook.body';
 
 const LEVELS = ['public', 'internal', 'restricted', 'confidential'];
 /** An admin who holds everything a registration may ask for. */
@@ -58,17 +58,5 @@ describe('parseCreateWebhookBody', () => {
       expect(parseAs({ ...hook, clearance: 'public' }, publicAdmin, ['public'])).toMatchObject({ clearance: 'public', dataAccess: [] });
       expect(parseAs({ ...hook, data_access: ['pii'] }, internalAdmin, ['public', 'internal'])).toMatchObject({ clearance: 'internal', dataAccess: ['pii'] });
     });
-  });
-});
-
-describe('typeMatches', () => {
-  it.each([
-    ['*', 'im.incident.note', true],
-    ['im.incident.*', 'im.incident.note', true],
-    ['im.incident.*', 'im.alert.trigger', false],
-    ['im.incident.note', 'im.incident.note', true],
-    ['im.incident.note', 'im.incident.notes', false],
-  ])('%s matches %s: %s', (pattern, type, expected) => {
-    expect(typeMatches(pattern, type)).toBe(expected);
   });
 });

@@ -1,17 +1,10 @@
 import { DATA_CLASSES, type DataClass, VISIBILITIES, type Visibility } from '@im/cloudevents';
 import { InvalidError, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
+import type { Principal } from '@im/access';
+import type { CreateWebhookInput } from '@im/outbound';
 import { refuseAboveClearance, refuseBeyondDataAccess } from '../auth/caller-limits';
-import type { Principal } from '../auth/principal';
 import { jsonObjectBody } from '../http/json-body.parser';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
-
-export interface CreateWebhookInput {
-  url: URL;
-  eventTypes: string[];
-  clearance: Visibility;
-  dataAccess: DataClass[];
-  description: string | null;
-}
 
 /** What a registration sees by default (docs/api.md, "Webhooks"): internal, no data class. */
 export const DEFAULT_WEBHOOK_CLEARANCE: Visibility = 'internal';
@@ -61,7 +54,3 @@ export function parseCreateWebhookBody(body: unknown, admin: Principal, visibleL
     description: description as string | null,
   };
 }
-
-/** Whether an event type matches a registration's pattern: exact, a prefix ending in `*`, or `*`. */
-export const typeMatches = (pattern: string, type: string): boolean =>
-  pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '@im/incidents';
 import { type DeliveryAttempt, OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
-import { WEBHOOK_CHANNEL } from './webhook-channel';
-import type { Principal } from '../auth/principal';
+import { type Principal } from '@im/access';
+import { WEBHOOK_CHANNEL } from '@im/outbound';
 import { WebhookQueryService } from './webhook-query.service';
 
 /** The newest attempts a delivery log shows. */

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { WEBHOOK_QUERIES, type WebhookQueries, type WebhookRecord } from '@im/read-models';
 import { webhookNotFound } from '@im/incidents';
-import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
-import { toWebhookView, type WebhookView } from './webhook.view';
+import { IncidentVisibility, type Principal } from '@im/access';
+import { toWebhookView, type WebhookView } from '@im/outbound';
 
 /**
  * What a webhooks admin reads of the registrations (the read model): only those sent no more

@@ -1,7 +1,7 @@
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { DATA_CLASSES, VISIBILITIES } from '@im/cloudevents';
 import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from '@im/incidents';
-import { ApiErrors, apiDocs, errorResponse } from '../diagnostics/api-docs.decorators';
+import { ApiErrors, apiDocs, errorResponse } from '../http/api-docs.decorators';
 import { TYPE_PATTERN } from '../timeline/timeline-filter';
 
 /** The OpenAPI declaration of each webhook route; the controller only routes. */

@@ -1,12 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { IncidentVisibility, type Principal, WEBHOOKS_ADMIN_ROLE } from '@im/access';
+import { type CreatedWebhook, WebhookCommandHandler } from '@im/outbound';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import { type Principal, WEBHOOKS_ADMIN_ROLE } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
 import { parseCreateWebhookBody } from './create-webhook.body';
-import { WebhookCommandHandler } from './webhook-command.handler';
 import { WebhookDeliveries } from './webhook-deliveries.service';
 import { WebhookQueryService } from './webhook-query.service';
-import type { CreatedWebhook } from './webhook.view';
 import { WebhooksApiDocs } from './webhooks.api-docs';
 
 @WebhooksApiDocs.controller

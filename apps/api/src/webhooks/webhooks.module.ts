@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WebhookDeliveryModule } from './webhook-delivery.module';
+import { WebhookDeliveryModule } from '@im/outbound';
 import { WebhookDeliveries } from './webhook-deliveries.service';
 import { WebhookQueryService } from './webhook-query.service';
 import { WebhooksController } from './webhooks.controller';

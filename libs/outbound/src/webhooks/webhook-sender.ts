@@ -1,6 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';
-import { ABORTED, type SendOutcome } from '../outbound/outbound-channel';
+import { ABORTED, type SendOutcome } from '../outbound-channel';
 import { BlockedAddressError, type CheckedDestination, checkDestination, checkLiteralDestination, pinnedLookup } from './webhook-address';
 import { signWebhook, webhookKey } from './webhook-secret';
 

@@ -1,5 +1,5 @@
 import type { NotificationContent } from '@im/read-models';
-import { oneLine } from '../text/one-line';
+import { oneLine } from '@im/incidents';
 
 const WHY: Record<string, (content: NotificationContent) => string> = {
   assigned: () => 'You were given a role on this incident.',

@@ -1,5 +1,5 @@
 import { createTransport } from 'nodemailer';
-import type { SendOutcome } from '../outbound/outbound-channel';
+import type { SendOutcome } from '../outbound-channel';
 
 export interface Mail {
   to: string;

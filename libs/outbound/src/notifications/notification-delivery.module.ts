@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
-import { LedgerModule } from '../ledger/ledger.module';
+import { LedgerModule } from '@im/write-path';
 import { NotificationDelivery } from './notification-delivery.service';
 import { PushSubscriptionCommandHandler } from './push-subscription-command.handler';
 import { VAPID_KEYS, vapidKeys } from './vapid-keys';

@@ -1,7 +1,6 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { AppConfig } from '@im/config';
-import { dataDirKey } from '../secrets/data-dir-key';
-import { open, seal } from '../secrets/sealed-box';
+import { dataDirKey, open, seal } from '@im/secrets';
 
 /** Nest injection token of the key that seals signing secrets at rest. */
 export const WEBHOOK_SECRET_KEY = Symbol('WEBHOOK_SECRET_KEY');

@@ -3,10 +3,8 @@ import type { DataClass, Visibility } from '@im/cloudevents';
 import type { RecordedEvent } from '@im/event-store';
 import { incidentIdOfStream } from '@im/incidents';
 import { type ProjectionProgress, recordedTimelineRow, type TimelineRow } from '@im/read-models';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
-import type { TimelineAuthorizer } from '../timeline/timeline-authorizer';
-import { typeMatches } from './create-webhook.body';
+import { type Principal, TIMELINE_ROLES, type TimelineAuthorizer } from '@im/access';
+import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound-channel';
 import { ReaderViews } from './reader-views';
 import type { WebhookEndpoint, WebhookSender } from './webhook-sender';
 
@@ -86,3 +84,7 @@ export class WebhookChannel implements OutboundChannel<WebhookTarget, WebhookMes
     await this.disable(target.id);
   }
 }
+
+/** Whether an event type matches a registration's pattern: exact, a prefix ending in `*`, or `*`. */
+export const typeMatches = (pattern: string, type: string): boolean =>
+  pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern;

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PDP, type PolicyAction, type PolicyDecision, type PolicyDecisionPoint, type RedactedEntry, redactEntry, type TimelinePolicy } from '@im/policy';
 import { type TimelineEventView, type TimelineRow, toTimelineEventView } from '@im/read-models';
 import type { Incident } from '@im/incidents';
-import type { Principal } from '../auth/principal';
-import { IncidentQueryService } from '../incidents/incident-query.service';
-import { TIMELINE_POLICY } from '../policy/policy-tokens';
+import type { Principal } from './principal';
+import { IncidentQueryService } from './incident-query.service';
+import { TIMELINE_POLICY } from './policy-tokens';
 
 /** A row the caller is shown, and how: its entry redacted as the decision says, derived (and parsed) only when asked for. */
 export class ShownRow {

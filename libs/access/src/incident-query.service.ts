@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Incident } from '@im/incidents';
 import { INCIDENT_QUERIES, type IncidentListQuery, type IncidentQueries } from '@im/read-models';
-import type { Principal } from '../auth/principal';
-import { IncidentVisibility } from '../policy/incident-visibility';
+import type { Principal } from './principal';
+import { IncidentVisibility } from './incident-visibility';
 
 export interface IncidentPage {
   incidents: Incident[];

@@ -12,11 +12,7 @@ import {
   type PushUnsubscribedData,
   userStreamId,
 } from '@im/incidents';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { serviceEvent } from '../ledger/service-event';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from '../webhooks/webhook-address';
 import type { PushSubscriptionInput } from './push-subscription.input';
 

@@ -23,10 +23,9 @@ import type {
   ProjectionProgress,
   PushSubscriptionQueries,
 } from '@im/read-models';
-import { type Principal, TIMELINE_ROLES } from '../auth/principal';
-import type { Clock } from '../ledger/clock';
-import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound/outbound-channel';
-import type { IncidentVisibility } from '../policy/incident-visibility';
+import type { Clock } from '@im/write-path';
+import { type IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
+import type { OutboundChannel, OutboundMessage, OutboundTarget, SendOutcome } from '../outbound-channel';
 import type { MailSender } from './mail-sender';
 import { notificationMail, notificationPayload } from './notification-text';
 import type { PushSender } from './push-sender';

@@ -14,11 +14,11 @@ import {
   PUSH_SUBSCRIPTION_QUERIES,
   type PushSubscriptionQueries,
 } from '@im/read-models';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { OutboundDispatcher } from '../outbound/outbound-dispatcher';
-import { consumerOf } from '../outbound/outbound-worker';
-import { RetrySchedule } from '../outbound/retry-schedule';
-import { IncidentVisibility } from '../policy/incident-visibility';
+import { CLOCK, type Clock } from '@im/write-path';
+import { IncidentVisibility } from '@im/access';
+import { OutboundDispatcher } from '../outbound-dispatcher';
+import { consumerOf } from '../outbound-worker';
+import { RetrySchedule } from '../retry-schedule';
 import { MailSender } from './mail-sender';
 import { type MediumTarget, NOTIFICATION_CHANNEL, NotificationChannel, type NotificationMessage } from './notification-channel';
 import { PushSender } from './push-sender';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { DataClass, Visibility } from '@im/cloudevents';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import {
   decideWebhook,
@@ -10,15 +11,19 @@ import {
   type WebhookRegisteredData,
   type WebhooksState,
 } from '@im/incidents';
-import { CLOCK, type Clock } from '../ledger/clock';
-import { CommandHandler, type StreamModel } from '../ledger/command-handler';
-import { ID_GENERATOR, type IdGenerator } from '../ledger/id-generator';
-import { ReadYourWrites } from '../ledger/read-your-writes';
-import { serviceEvent } from '../ledger/service-event';
-import type { CreateWebhookInput } from './create-webhook.body';
+import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from './webhook-address';
 import { newWebhookSecret, sealWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
 import type { CreatedWebhook } from './webhook.view';
+
+/** A registration as parsed at the edge (create-webhook.body.ts). */
+export interface CreateWebhookInput {
+  url: URL;
+  eventTypes: string[];
+  clearance: Visibility;
+  dataAccess: DataClass[];
+  description: string | null;
+}
 
 /** The `webhooks` stream, folded as decisions need it. */
 const webhooksStream: StreamModel<WebhooksState> = {

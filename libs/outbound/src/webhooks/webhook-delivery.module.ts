@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
-import { IncidentQueryService } from '../incidents/incident-query.service';
-import { LedgerModule } from '../ledger/ledger.module';
-import { TimelineAuthorizer } from '../timeline/timeline-authorizer';
+import { LedgerModule } from '@im/write-path';
+import { IncidentQueryService, TimelineAuthorizer } from '@im/access';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { WebhookDelivery } from './webhook-delivery.service';
 import { WEBHOOK_SECRET_KEY, webhookSecretKey } from './webhook-secret';

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@im/event-store';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '@im/access';
 
 /** An event as a reader sees it, ready to send: its id and its redacted structured CloudEvent. */
 export interface EventView {

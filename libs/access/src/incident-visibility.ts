@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type Incident, incidentNotFound } from '@im/incidents';
 import { levelsCleared, type TimelinePolicy } from '@im/policy';
-import type { Principal } from '../auth/principal';
+import type { Principal } from './principal';
 import { TIMELINE_POLICY } from './policy-tokens';
 
 /**

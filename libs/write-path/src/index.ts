@@ -1,0 +1,9 @@
+/** The write path: one read, decide, append, retry loop for every stream, and what it is injected with. */
+export * from './clock';
+export * from './command-handler';
+export * from './folded-streams';
+export * from './id-generator';
+export * from './ledger.module';
+export * from './read-your-writes';
+export * from './retry-policy';
+export * from './service-event';
