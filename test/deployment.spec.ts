@@ -121,7 +121,7 @@ describe('the V8 flags the api and the projector run with', () => {
   });
 
   it('come with NODE_ENV=production wherever the api serves as in production: start:prod, the image and the tests\' servers', async () => {
-    expect(scripts['start:prod']).toMatch(/^NODE_ENV=production node /);
+    expect(scripts['start:prod']).toMatch(/^NODE_ENV=production APP_ENV=production node /);
     expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENV NODE_ENV=production /m);
     // Jest runs with NODE_ENV=test: only startServer's own setting makes the server's production.
     const dir = tempDir('deployment-node-env');
