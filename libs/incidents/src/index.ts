@@ -12,3 +12,4 @@ export * from './integration-keys';
 export * from './webhooks';
 export * from './notifications';
 export * from './one-line';
+export * from './oncall';
