@@ -19,7 +19,8 @@ import {
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 import { GRAPHQL_PATH } from '../graphql/graphql-path';
-import { IncidentQueryService, type Principal } from '@im/access';
+import { IncidentQueryService, type Principal, TIMELINE_ROLES } from '@im/access';
+import { demandRole } from '../auth/auth.guard';
 import { describeRewrite } from '../ledger-proof/chain-continuity';
 import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';
@@ -72,6 +73,8 @@ export class ValidationService {
   ) {}
 
   async validate(selfTest: boolean, caller: Principal): Promise<ValidationReport> {
+    // The self-test appends a probe event, as a writer would.
+    if (selfTest) demandRole(caller, TIMELINE_ROLES.writer);
     const checks: Check[] = [
       ['event_store', 'reachable', async () => `head at position ${await this.eventStore.headPosition()}`],
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
