@@ -189,6 +189,7 @@ export type JwtConfig = { issuer?: string; audience?: string; keyRemovalMs: numb
 
 /** Signs development tokens when JWT_SECRET is unset; refused in production. */
 export const DEVELOPMENT_JWT_SECRET = 'incident-service-development-secret-do-not-use-in-production';
+/** An HS256 key of at least 256 bits (RFC 7518, 3.2), as characters. */
 const MIN_SECRET_LENGTH = 32;
 
 /**

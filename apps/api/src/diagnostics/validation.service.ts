@@ -44,6 +44,7 @@ export interface ValidationReport {
   summary: { total: number; passed: number; failed: number; warned: number };
 }
 
+/** How long the self-test waits for the read models to show its probe: PROJECTION_WAIT_MS's default, so a pass means a write would be answered in time. */
 const SELF_TEST_WAIT_MS = 5000;
 /** Faults named one by one in the validate message; the rest are counted. */
 const SHOWN_FAULTS = 5;

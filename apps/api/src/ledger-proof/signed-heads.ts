@@ -10,6 +10,7 @@ import { LedgerKeys } from './ledger-keys';
 import { RetryLaterError } from '../errors/error-mapping';
 
 export { SIGNED_HEADS_FILE };
+/** Events read per step of the log since the last round: a bound on memory, not a knob (a round reads what a minute appended). */
 const LOG_BATCH = 1000;
 
 /**

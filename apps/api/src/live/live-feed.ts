@@ -51,7 +51,7 @@ interface Subscriber<T> {
   watch?: IncidentWatch;
 }
 
-/** Events of the log read per step of a replay. */
+/** Events of the log read per step of a replay: a bound on a resuming subscriber's memory, as the subscription's own batches are (up to 500). */
 const REPLAY_BATCH = 500;
 
 /** Everything the PDP and the cursor binding see of a caller, so equal keys mean equal answers. */

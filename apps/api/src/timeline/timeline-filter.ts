@@ -4,6 +4,7 @@ import type { RedactedEntry } from '@im/policy';
 import type { TimelineQuery } from '@im/read-models';
 import { jsonObjectBody } from '../http/json-body.parser';
 
+/** A timeline page's `limit`: the contract's default and bound (docs/api.md, 1–1000), not a tuning knob. */
 export const DEFAULT_TIMELINE_LIMIT = 50;
 export const MAX_TIMELINE_LIMIT = 1000;
 

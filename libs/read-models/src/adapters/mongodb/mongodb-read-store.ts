@@ -58,6 +58,7 @@ function keysetPage(filter: Record<string, unknown>, fields: [string, string], d
   return { filter, sort: { [fields[0]]: direction, [fields[1]]: direction } };
 }
 
+/** MongoDB's error code for a unique index violation. */
 const DUPLICATE_KEY = 11000;
 
 /** A projection fault as stored: `_id` is projection and hex position, so recording it again updates it. */
