@@ -39,7 +39,7 @@ export interface LiveIncidentChange {
 export interface IncidentWatch {
   /** Only this incident's: changes of others never queue for the watcher. */
   incidentId?: string;
-  /** Also each event of its timeline shown to the watcher (incidentUpdated: its view lists them). Needs incidentId. */
+  /** Also each event of its timeline shown to the watcher (incidentUpdated: its view lists them), after the checks of a read of that timeline. Needs incidentId. */
   timeline?: boolean;
 }
 
@@ -169,6 +169,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
    */
   async incidentChanges(principal: Principal, after?: string, watch: IncidentWatch = {}): Promise<LiveStream<LiveIncidentChange>> {
     const from = after === undefined ? undefined : this.cursors.openLive(principal, { kind: 'incidents' }, after);
+    if (watch.timeline) await this.reader.openIncidentTimeline(principal, watch.incidentId!);
     const head = from ? undefined : await this.store.headPosition();
     const subscriber = this.subscribe(
       principal,
