@@ -46,7 +46,8 @@ export function loadConsoleFiles(dir: string): Map<string, ConsoleFile> {
       type: TYPES[ext] ?? 'application/octet-stream',
       identity,
       ...(COMPRESSIBLE.has(ext)
-        ? { br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: gzipSync(identity, { level: 9 }) }
+        ? // The strongest levels: each file is compressed once, at start, and sent many times.
+          { br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: gzipSync(identity, { level: 9 }) }
         : {}),
     });
   }

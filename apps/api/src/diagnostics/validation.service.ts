@@ -52,6 +52,8 @@ const SHOWN_FAULTS = 5;
 const FULL_BELOW_BYTES = 8 * 1024 * 1024;
 /** ...and is worth a warning below this. */
 const LOW_BELOW_BYTES = 256 * 1024 * 1024;
+/** The JWKS check's own bound: validate answers in seconds whatever the key server does; token verification has its own (jwt.strategy.ts). */
+const JWKS_CHECK_TIMEOUT_MS = 2000;
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 type Check = [component: string, check: string, run: () => Promise<string>];
@@ -198,7 +200,7 @@ export class ValidationService {
   private async jwtConfiguration(): Promise<string> {
     const { jwt } = this.config;
     if (jwt.kind === 'jwks') {
-      const response = await fetch(jwt.jwksUrl, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(jwt.jwksUrl, { signal: AbortSignal.timeout(JWKS_CHECK_TIMEOUT_MS) });
       const keys = response.ok ? ((await response.json()) as { keys?: unknown[] }).keys : undefined;
       if (!Array.isArray(keys) || keys.length === 0) throw new Error(`JWKS at ${jwt.jwksUrl} has no keys (HTTP ${response.status})`);
       return `RS256/ES256 with ${keys.length} published key(s)`;
