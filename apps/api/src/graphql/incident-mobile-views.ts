@@ -8,7 +8,7 @@ import { quickActions } from './quick-actions';
 import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
 import { IncidentMobileView, type MobileAction, RACIRole } from './schema.types';
 
-/** quickTimeline: the newest events a phone shows at a glance (docs/api.md); a view's size, not a tuning knob. */
+/** quickTimeline: the newest events a phone shows at a glance; a view's size, not a tuning knob. */
 const QUICK_TIMELINE_LENGTH = 5;
 
 /**

@@ -3,7 +3,7 @@ import type { NotificationRecord, NotificationPreferences as StoredPreferences, 
 import type { Notification, NotificationDecision, NotificationTrigger } from './notifications.types';
 import { Incident, IncidentSummary, NotificationPreferences, Severity, Status, TimelineEventSummary } from './schema.types';
 
-/** An event's summary on a phone: one line of a small screen, as a text message is; the full text is the REST timeline's. */
+/** An event's summary on a phone, about a line of a small screen: a view's size, not a tuning knob (the full text is the REST timeline's). */
 const SUMMARY_LENGTH = 140;
 
 const shorten = (text: string) => (text.length > SUMMARY_LENGTH ? `${text.slice(0, SUMMARY_LENGTH - 1)}…` : text);
