@@ -55,7 +55,7 @@ function securityHeaders(): Record<string, string> {
  * explicitly. Tokens travel in the Authorization header, never in cookies,
  * so credentials stay off.
  */
-/** How long a browser may reuse a preflight's answer: Chromium's cap (10 minutes); the allowed origins change only with a restart. */
+/** How long a browser may reuse a preflight's answer: ten minutes, so a change of CORS_ORIGINS (a restart) reaches browsers soon; not a knob. */
 const PREFLIGHT_CACHE_SECONDS = 600;
 
 export function enableCors(app: NestFastifyApplication, config: AppConfig): void {
