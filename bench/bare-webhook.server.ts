@@ -23,7 +23,7 @@ interface Registration {
 }
 
 const registrations: Registration[] = [];
-const sender = new WebhookSender({ timeoutMs: 10_000, allowPrivateNetworks: true });
+const sender = new WebhookSender({ timeoutMs: 10_000, connections: 4, allowPrivateNetworks: true });
 
 function deliver(id: string, body: string): void {
   for (const registration of registrations) {

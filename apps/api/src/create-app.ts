@@ -13,8 +13,6 @@ import { accessLogger, createJsonLogger, NestJsonLogger, requestIdOf } from './h
 
 /** How often node checks connections against the request and header timeouts. */
 const TIMEOUT_CHECK_MS = 1000;
-/** Headers must arrive within this time (or the request timeout, if shorter). */
-const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
  * The api as a Nest application on Fastify, not yet listening. Slow clients are
@@ -24,7 +22,7 @@ const HEADERS_TIMEOUT_MS = 10_000;
  */
 export async function createApp(config: AppConfig, options: Pick<OpenStoresOptions, 'ledgerChainWorker'> = {}): Promise<NestFastifyApplication> {
   const logger = createJsonLogger(config.logLevel);
-  const { requestTimeoutMs } = config.http;
+  const { requestTimeoutMs, headersTimeoutMs } = config.http;
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     loggerInstance: logger,
@@ -36,7 +34,7 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
     connectionTimeout: 2 * requestTimeoutMs,
     serverFactory: (handler: RequestListener) =>
       createServer(
-        { connectionsCheckingInterval: TIMEOUT_CHECK_MS, headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs), requestTimeout: requestTimeoutMs },
+        { connectionsCheckingInterval: TIMEOUT_CHECK_MS, headersTimeout: Math.min(headersTimeoutMs, requestTimeoutMs), requestTimeout: requestTimeoutMs },
         handler,
       ),
   });

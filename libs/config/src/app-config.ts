@@ -23,6 +23,8 @@ export interface AppConfig {
   consoleOidcClientId: string | null;
   /** Signs ledger heads: an Ed25519 PKCS#8 PEM key or a path to one; unset, a development key generated into DATA_DIR. */
   ledgerSigningKey: string | null;
+  /** How often the heads of the chains that changed are signed into DATA_DIR/ledger-heads.jsonl. */
+  ledgerHeadIntervalMs: number;
   http: HttpConfig;
   webhooks: WebhooksConfig;
   live: LiveConfig;
@@ -36,6 +38,8 @@ export interface WebhooksConfig {
   timeoutMs: number;
   retryHours: number;
   retryInitialMs: number;
+  /** Keep-alive connections per registration: the worker's deliveries go one at a time, manual re-sends beside them. */
+  connections: number;
   /** Lifts the refusal of loopback, private, link-local and metadata addresses (development and tests only). */
   allowPrivateNetworks: boolean;
   /** Seals signing secrets at rest; null: a key kept in DATA_DIR. */
@@ -65,6 +69,7 @@ function webhooksConfig(env: Env, appEnv: AppConfig['env']): WebhooksConfig {
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
     retryHours,
     retryInitialMs: integer(env, 'WEBHOOK_RETRY_INITIAL_MS', 5000, 1, 3_600_000),
+    connections: integer(env, 'WEBHOOK_CONNECTIONS', 4, 1, 256),
     allowPrivateNetworks: allowPrivateNetworks(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', appEnv),
     secretKey,
   };
@@ -75,6 +80,8 @@ export interface LiveConfig {
   queueLimit: number;
   /** The longest a stream with nothing to send stays quiet (at most 15 s): its comment line goes out a margin before (live.controller.ts). */
   heartbeatMs: number;
+  /** graphql-ws: the server pings a socket this often and drops it when no pong came by the next ping. */
+  graphqlWsPingMs: number;
 }
 
 export interface NotificationsConfig {
@@ -132,6 +139,8 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** A request must have arrived completely within this time (slow clients are cut off with 408). */
   requestTimeoutMs: number;
+  /** A request's headers must have arrived within this time (or requestTimeoutMs, if shorter). */
+  headersTimeoutMs: number;
   /** On SIGTERM, how long in-flight requests may take before their connections are closed. */
   shutdownGraceMs: number;
 }
@@ -151,6 +160,7 @@ function httpConfig(env: Env): HttpConfig {
   return {
     corsOrigins,
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 600_000),
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
 }
@@ -179,6 +189,7 @@ export type JwtConfig = { issuer?: string; audience?: string; keyRemovalMs: numb
 
 /** Signs development tokens when JWT_SECRET is unset; refused in production. */
 export const DEVELOPMENT_JWT_SECRET = 'incident-service-development-secret-do-not-use-in-production';
+/** An HS256 key of at least 256 bits (RFC 7518, 3.2), as characters. */
 const MIN_SECRET_LENGTH = 32;
 
 /**
@@ -299,11 +310,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     warRoomUrlTemplate: env.WAR_ROOM_URL || null,
     consoleOidcClientId: consoleOidcClientId(env),
     ledgerSigningKey: env.LEDGER_SIGNING_KEY || null,
+    ledgerHeadIntervalMs: integer(env, 'LEDGER_HEAD_INTERVAL_MS', 60_000, 1000, 86_400_000),
     http: httpConfig(env),
     webhooks,
     live: {
       queueLimit: integer(env, 'LIVE_QUEUE_LIMIT', 500, 1, 100_000),
       heartbeatMs: integer(env, 'LIVE_HEARTBEAT_MS', 15_000, 100, 15_000),
+      graphqlWsPingMs: integer(env, 'GRAPHQL_WS_PING_MS', 12_000, 1000, 600_000),
     },
     notifications,
     deliveryLogDays: deliveryLogDays(env, webhooks, notifications),

@@ -37,6 +37,10 @@ describe('CONFIG_SCHEMA agrees with loadConfig', () => {
     expect(properties.LIVE_QUEUE_LIMIT.default).toBe(config.live.queueLimit);
     expect(properties.LIVE_HEARTBEAT_MS.default).toBe(config.live.heartbeatMs);
     expect(properties.DELIVERY_LOG_DAYS.default).toBe(config.deliveryLogDays);
+    expect(properties.HEADERS_TIMEOUT_MS.default).toBe(config.http.headersTimeoutMs);
+    expect(properties.WEBHOOK_CONNECTIONS.default).toBe(config.webhooks.connections);
+    expect(properties.GRAPHQL_WS_PING_MS.default).toBe(config.live.graphqlWsPingMs);
+    expect(properties.LEDGER_HEAD_INTERVAL_MS.default).toBe(config.ledgerHeadIntervalMs);
     expect(config.dataDir.endsWith(String(properties.DATA_DIR.default).replace('./', '/'))).toBe(true);
   });
 });

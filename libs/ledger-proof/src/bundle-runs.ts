@@ -9,6 +9,7 @@ export interface BundleOutline {
   runs: { start: number; end: number }[];
 }
 
+/** The bytes of JSON's structure that the scan looks for. */
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;

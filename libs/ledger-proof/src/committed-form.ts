@@ -28,6 +28,7 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const token = (name: string) => (name.includes('~') || name.includes('/') ? name.replace(/~/g, '~0').replace(/\//g, '~1') : name);
 /** Parsed pointers: an incident's events name the same few members over and over. */
 const parsedPointers = new Map<string, readonly string[]>();
+/** A bound on that map's memory: when full it is emptied and fills again. */
 const POINTERS_KEPT = 10_000;
 
 function tokensOf(pointer: string): readonly string[] {

@@ -86,6 +86,7 @@ function canonicalText(value: unknown): string {
 
 /** A member name as JSON (`"name":`): the same few names come back event after event. */
 const nameTexts = new Map<string, string>();
+/** A bound on that map's memory: when full it is emptied and fills again. */
 const NAMES_KEPT = 10_000;
 
 function nameText(key: string): string {

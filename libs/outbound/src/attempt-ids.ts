@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 
+/** The most ids within one millisecond: six hex digits of sequence, the id format's. */
 const MAX_SEQUENCE = 0xffffff;
 /** An id begins with its millisecond in this many hex digits. */
 const TIME_DIGITS = 12;

@@ -5,6 +5,7 @@ import type { LedgerTail } from './ledger-tail';
 import type { OutboundJournal } from './outbound-journal';
 import type { RetrySchedule } from './retry-schedule';
 
+/** Events a worker takes from the ledger tail per step: a bound on one step's work and memory, not a knob (docs/benchmarks.md, "Webhook delivery", measured with it). */
 const BATCH = 200;
 /** How often a channel that puts messages off is asked which are due. */
 const DUE_POLL_MS = 1000;

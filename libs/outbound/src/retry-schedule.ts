@@ -11,6 +11,8 @@ export interface RetryScheduleOptions {
 }
 
 const HOUR_MS = 3_600_000;
+/** Doublings past which any first pause exceeds every maxDelayMs: it keeps the power finite, not a knob. */
+const MAX_DOUBLINGS = 40;
 
 /**
  * Exponential backoff with jitter and a cap: the pause after the n-th failure
@@ -31,7 +33,7 @@ export class RetrySchedule {
 
   /** The pause after `failures` failed attempts (1 for the first), or undefined when the retries are over. */
   nextDelayMs(failures: number, firstAttemptAt: number, now: number): number | undefined {
-    const base = Math.min(this.options.initialMs * 2 ** Math.min(failures - 1, 40), this.maxDelayMs);
+    const base = Math.min(this.options.initialMs * 2 ** Math.min(failures - 1, MAX_DOUBLINGS), this.maxDelayMs);
     const delay = Math.round(base * (1 + this.jitter * (2 * this.random() - 1)));
     return now + delay - firstAttemptAt > this.options.windowMs ? undefined : delay;
   }

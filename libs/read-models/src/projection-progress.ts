@@ -20,6 +20,7 @@ export interface ProjectionProgress {
 /** Nest injection token of the ProjectionProgress port. */
 export const PROJECTION_PROGRESS = Symbol('PROJECTION_PROGRESS');
 
+/** How often the checkpoints are read while a write waits on an external projector: a write's wait grows by half of it on average (docs/decisions.md names the 20 ms). */
 const POLL_MS = 20;
 
 /**

@@ -9,6 +9,7 @@ import { FoldError, type ProjectionFault } from './projection-fault';
 /** The read models have applied positions the log does not hold. */
 export class ReadModelsAheadError extends Error {}
 
+/** Events per read and commit of a rebuild or bulk catch-up (docs/benchmarks.md, "Rebuild"; docs/decisions.md names the batches of 2,000). */
 const REBUILD_BATCH = 2000;
 
 /**
@@ -17,6 +18,7 @@ const REBUILD_BATCH = 2000;
  * and its indexes built once at the end (bulkLoad), before the runner follows the log.
  */
 export const BULK_CATCH_UP_EVENTS = 50_000;
+/** The pause before a failed bulk batch (the store briefly unavailable) is read again. */
 const BULK_RETRY_DELAY_MS = 1000;
 
 /**
@@ -25,6 +27,7 @@ const BULK_RETRY_DELAY_MS = 1000;
  * that was the moment's (a stack overflow that depended on the call depth, memory pressure).
  */
 export const MAX_FOLD_ATTEMPTS = 3;
+/** The pause between a fold's attempts: long enough for a moment's memory pressure to pass. */
 const FOLD_RETRY_DELAY_MS = 100;
 
 /** Decides what a fold error becomes: a fault to record and skip past, or undefined to fail the batch (and retry). */

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
+/** AES-GCM's 96-bit nonce and 128-bit tag (NIST SP 800-38D): spec values. */
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 

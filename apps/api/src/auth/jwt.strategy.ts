@@ -6,6 +6,9 @@ import { ExtractJwt, Strategy, type StrategyOptionsWithoutRequest } from 'passpo
 import { APP_CONFIG, type AppConfig, type JwtConfig } from '@im/config';
 import { InvalidClaimsError, type Principal, principalFromClaims } from '@im/access';
 
+/** JWKS fetches a minute at most, however many tokens name unknown keys: jwks-rsa's own default, a bound on what callers can make the service fetch, not a knob. */
+const JWKS_REQUESTS_PER_MINUTE = 10;
+
 /** Pinned algorithms: a shared secret only ever verifies HS256, published keys only RS256/ES256; `none` never. */
 function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {
   if (jwt.kind === 'secret') {
@@ -14,7 +17,7 @@ function verification(jwt: JwtConfig): Partial<StrategyOptionsWithoutRequest> {
   }
   return {
     // Half of the removal window; the verified-token memo (request-authenticator.ts) has the other half.
-    secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, cacheMaxAge: jwt.keyRemovalMs / 2, rateLimit: true, jwksRequestsPerMinute: 10 }),
+    secretOrKeyProvider: passportJwtSecret({ jwksUri: jwt.jwksUrl, cache: true, cacheMaxAge: jwt.keyRemovalMs / 2, rateLimit: true, jwksRequestsPerMinute: JWKS_REQUESTS_PER_MINUTE }),
     algorithms: ['RS256', 'ES256'],
   };
 }

@@ -25,6 +25,9 @@ interface HeaderCarrier {
   headers: Record<string, unknown>;
 }
 
+/** Distinct tokens remembered as verified: a bound on memory (each a Principal); more callers only verify more signatures. */
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 /** The `exp` claim of a token that has just been verified, in ms. */
 export function expiresAt(token: string): number | undefined {
   try {
@@ -54,7 +57,7 @@ export function expiresAt(token: string): number | undefined {
 @Injectable()
 export class RequestAuthenticator {
   private readonly passport = new Passport();
-  private readonly verified = new LRUCache<string, Principal>({ max: 10_000 });
+  private readonly verified = new LRUCache<string, Principal>({ max: VERIFIED_TOKENS_KEPT });
   /** How long a verified token is trusted without verifying its signature again (capped by its exp). */
   private readonly verifiedTtlMs: number;
 

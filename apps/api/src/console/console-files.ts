@@ -46,7 +46,8 @@ export function loadConsoleFiles(dir: string): Map<string, ConsoleFile> {
       type: TYPES[ext] ?? 'application/octet-stream',
       identity,
       ...(COMPRESSIBLE.has(ext)
-        ? { br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: gzipSync(identity, { level: 9 }) }
+        ? // The strongest levels: each file is compressed once, at start, and sent many times.
+          { br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: gzipSync(identity, { level: 9 }) }
         : {}),
     });
   }
@@ -61,8 +62,15 @@ export function chooseEncoding(file: ConsoleFile, acceptEncoding: string | undef
   return { body: file.identity };
 }
 
+/** An asset under /assets/, kept a year: its name carries a hash of its content. */
+export function sendConsoleAsset(reply: FastifyReply, files: Map<string, ConsoleFile>, name: string, acceptEncoding: string | undefined, csp: string): void {
+  const asset = files.get(`/assets/${name}`);
+  if (!asset) throw new NotFoundException(`No console asset ${name}`);
+  sendConsoleFile(reply, asset, acceptEncoding, 'public, max-age=31536000, immutable', csp);
+}
+
 /** Sends one of the console's files, compressed as the client accepts, under the console's CSP. */
-export function sendConsoleFile(reply: FastifyReply, file: ConsoleFile, acceptEncoding: string | undefined, cacheControl: string, csp: string): void {
+function sendConsoleFile(reply: FastifyReply, file: ConsoleFile, acceptEncoding: string | undefined, cacheControl: string, csp: string): void {
   const { body, encoding } = chooseEncoding(file, acceptEncoding);
   void reply.header('content-type', file.type).header('cache-control', cacheControl).header('content-security-policy', csp).header('vary', 'accept-encoding');
   if (encoding) void reply.header('content-encoding', encoding);

@@ -1,10 +1,10 @@
-import { Controller, Get, Headers, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { resolve } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { Public } from '../auth/access.decorators';
-import { CONSOLE_BUILD_DIR, loadConsoleFiles, sendConsoleFile, sendConsoleIndex } from './console-files';
+import { CONSOLE_BUILD_DIR, loadConsoleFiles, sendConsoleAsset, sendConsoleIndex } from './console-files';
 import { consolePageCsp } from './console-config';
 
 /**
@@ -33,9 +33,6 @@ export class ConsolePageController {
 
   @Get('assets/:file')
   asset(@Param('file') file: string, @Headers('accept-encoding') acceptEncoding: string | undefined, @Res() reply: FastifyReply): void {
-    const found = this.files.get(`/assets/${file}`);
-    if (!found) throw new NotFoundException(`No console asset ${file}`);
-    // Asset names carry a hash of their content.
-    sendConsoleFile(reply, found, acceptEncoding, 'public, max-age=31536000, immutable', this.csp);
+    sendConsoleAsset(reply, this.files, file, acceptEncoding, this.csp);
   }
 }

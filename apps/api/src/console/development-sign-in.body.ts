@@ -4,6 +4,7 @@ import type { DevelopmentClaims } from '../auth/development-token';
 import { jsonObjectBody } from '../http/json-body.parser';
 
 const FIELDS = new Set(['sub', 'roles', 'clearance', 'data_access']);
+/** More roles than the service has, many times over: a bound on the token's size, not a knob. */
 const MAX_ROLES = 32;
 
 /** `POST /api/v1/console/development-token`: who to sign in as, checked as a token's claims would be. */

@@ -31,6 +31,13 @@ const PAGE = `<!doctype html>
 </body>
 </html>`;
 
+/** One of Swagger UI's files, with its content type; 404 for any other name. */
+function swaggerAsset(files: Map<string, Buffer>, name: string): StreamableFile {
+  const file = files.get(name);
+  if (!file) throw new NotFoundException(`No documentation asset ${name}`);
+  return new StreamableFile(file, { type: ASSETS[name] });
+}
+
 /** Swagger UI over /api/v1/openapi.json, served from the swagger-ui-dist package; development mode only. */
 @Public()
 @ApiExcludeController()
@@ -47,9 +54,7 @@ export class DocsController {
   }
 
   @Get(':asset')
-  asset(@Param('asset') asset: string) {
-    const file = this.files.get(asset);
-    if (!file) throw new NotFoundException(`No documentation asset ${asset}`);
-    return new StreamableFile(file, { type: ASSETS[asset] });
+  asset(@Param('asset') asset: string): StreamableFile {
+    return swaggerAsset(this.files, asset);
   }
 }

@@ -1,6 +1,7 @@
 import { InvalidError } from '@im/incidents';
 import { jsonObjectBody } from '../http/json-body.parser';
 
+/** Events one simulation takes: a batch's bound (MAX_BATCH_EVENTS), so a simulation is never larger than an append could be. */
 export const MAX_SIMULATED_EVENTS = 1000;
 
 export interface SimulationRequest {

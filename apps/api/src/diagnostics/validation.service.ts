@@ -19,7 +19,8 @@ import {
 } from '@im/read-models';
 import { version } from '../../../../package.json';
 import { GRAPHQL_PATH } from '../graphql/graphql-path';
-import { IncidentQueryService, type Principal } from '@im/access';
+import { IncidentQueryService, type Principal, TIMELINE_ROLES } from '@im/access';
+import { demandRole } from '../auth/auth.guard';
 import { describeRewrite } from '../ledger-proof/chain-continuity';
 import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';
@@ -43,6 +44,7 @@ export interface ValidationReport {
   summary: { total: number; passed: number; failed: number; warned: number };
 }
 
+/** How long the self-test waits for the read models to show its probe: PROJECTION_WAIT_MS's default, so a pass means a write would be answered in time. */
 const SELF_TEST_WAIT_MS = 5000;
 /** Faults named one by one in the validate message; the rest are counted. */
 const SHOWN_FAULTS = 5;
@@ -50,6 +52,8 @@ const SHOWN_FAULTS = 5;
 const FULL_BELOW_BYTES = 8 * 1024 * 1024;
 /** ...and is worth a warning below this. */
 const LOW_BELOW_BYTES = 256 * 1024 * 1024;
+/** The JWKS check's own bound: validate answers in seconds whatever the key server does; token verification has its own (jwt.strategy.ts). */
+const JWKS_CHECK_TIMEOUT_MS = 2000;
 const MiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 type Check = [component: string, check: string, run: () => Promise<string>];
@@ -72,6 +76,8 @@ export class ValidationService {
   ) {}
 
   async validate(selfTest: boolean, caller: Principal): Promise<ValidationReport> {
+    // The self-test appends a probe event, as a writer would.
+    if (selfTest) demandRole(caller, TIMELINE_ROLES.writer);
     const checks: Check[] = [
       ['event_store', 'reachable', async () => `head at position ${await this.eventStore.headPosition()}`],
       ['event_store', 'writable', async () => (await this.eventStore.checkWritable(), 'takes writes')],
@@ -194,7 +200,7 @@ export class ValidationService {
   private async jwtConfiguration(): Promise<string> {
     const { jwt } = this.config;
     if (jwt.kind === 'jwks') {
-      const response = await fetch(jwt.jwksUrl, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(jwt.jwksUrl, { signal: AbortSignal.timeout(JWKS_CHECK_TIMEOUT_MS) });
       const keys = response.ok ? ((await response.json()) as { keys?: unknown[] }).keys : undefined;
       if (!Array.isArray(keys) || keys.length === 0) throw new Error(`JWKS at ${jwt.jwksUrl} has no keys (HTTP ${response.status})`);
       return `RS256/ES256 with ${keys.length} published key(s)`;

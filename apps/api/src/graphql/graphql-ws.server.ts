@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +9,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { APP_CONFIG, type AppConfig } from '@im/config';
 import { IncidentQueryService, type Principal } from '@im/access';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { TOKEN_EXPIRED, whenTokenExpires } from '../auth/token-expiry';
@@ -28,8 +29,6 @@ const { useServer } = require('graphql-ws/use/ws') as typeof GraphqlWsOverWs;
 
 /** Operations one socket may run at once; each holds a feed subscription. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 32;
-/** The server pings this often and drops a socket that has not answered by the next ping. */
-const KEEP_ALIVE_MS = 12_000;
 /** The most bytes a close reason may hold (RFC 6455, 5.5). */
 const MAX_CLOSE_REASON_BYTES = 123;
 /** RFC 6455's "try again later" (a server that cannot authenticate now, a subscriber too far behind): clients retry it. */
@@ -78,6 +77,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly schemaHost: GraphQLSchemaHost,
     private readonly authenticator: RequestAuthenticator,
     private readonly incidents: IncidentQueryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.registerClose();
   }
@@ -103,7 +103,7 @@ export class GraphqlWsServer implements OnApplicationBootstrap, OnModuleDestroy 
         subscribe: subscribeSharingExecutions,
       },
       this.sockets,
-      KEEP_ALIVE_MS,
+      this.config.live.graphqlWsPingMs,
     );
     this.stop = dispose;
     this.server = this.adapterHost.httpAdapter.getHttpServer() as Server;

@@ -1,11 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import type { Incident } from '@im/incidents';
-import type { Principal } from '@im/access';
+import { IncidentVisibility, type Principal } from '@im/access';
 import { TimelineReader } from '../timeline/timeline-reader.service';
+import type { GqlContext } from './graphql-context';
+import { quickActions } from './quick-actions';
 import { toGqlSeverity, toGqlStatus, toGqlTimelineEvent } from './schema.mapping';
-import { IncidentMobileView, RACIRole } from './schema.types';
+import { IncidentMobileView, type MobileAction, RACIRole } from './schema.types';
 
+/** quickTimeline: the newest events a phone shows at a glance; a view's size, not a tuning knob. */
 const QUICK_TIMELINE_LENGTH = 5;
 
 /**
@@ -18,8 +21,19 @@ const QUICK_TIMELINE_LENGTH = 5;
 export class IncidentMobileViews {
   constructor(
     private readonly timeline: TimelineReader,
+    private readonly visibility: IncidentVisibility,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** incidentStatus: the incident through the request's DataLoader, not found unless the caller may see it. */
+  async status(caller: Principal, incidents: GqlContext['incidents'], id: string): Promise<IncidentMobileView> {
+    return this.of(caller, await this.revealed(caller, incidents, id));
+  }
+
+  /** quickActions: what the caller can do on the incident now, read as incidentStatus reads it. */
+  async actions(caller: Principal, incidents: GqlContext['incidents'], id: string): Promise<MobileAction[]> {
+    return quickActions(await this.revealed(caller, incidents, id), caller, this.warRoomLink(id));
+  }
 
   /** `incident` must already be revealed to the caller (IncidentVisibility). */
   async of(caller: Principal, incident: Incident): Promise<IncidentMobileView> {
@@ -39,7 +53,11 @@ export class IncidentMobileViews {
     };
   }
 
-  warRoomLink(incidentId: string): string | null {
+  private async revealed(caller: Principal, incidents: GqlContext['incidents'], id: string): Promise<Incident> {
+    return this.visibility.reveal(caller, id, await incidents.load(id));
+  }
+
+  private warRoomLink(incidentId: string): string | null {
     return this.config.warRoomUrlTemplate?.replace('{id}', encodeURIComponent(incidentId)) ?? null;
   }
 }

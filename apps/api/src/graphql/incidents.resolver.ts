@@ -1,5 +1,4 @@
 import { Args, ID, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Incident as DomainIncident } from '@im/incidents';
 import { IncidentQueryService, IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
 import { RequireRole } from '../auth/access.decorators';
 import { IncidentCommandHandler } from '../incidents/incident-command.handler';
@@ -7,7 +6,6 @@ import { parseDeclareIncidentInput } from './declare-incident.input';
 import { type GqlContext, GqlIncidents, GqlPrincipal } from './graphql-context';
 import { IncidentMobileViews } from './incident-mobile-views';
 import { parseMyIncidentsLimit } from './my-incidents.args';
-import { quickActions } from './quick-actions';
 import { fromGqlSeverity, fromGqlStatus, toGqlIncident, toGqlSummary } from './schema.mapping';
 import {
   DeclareIncidentInput,
@@ -48,21 +46,21 @@ export class IncidentsResolver {
   }
 
   @Query(() => IncidentMobileView, { nullable: true, description: 'A compact view for a phone, with the newest events' })
-  async incidentStatus(
+  incidentStatus(
     @Args('id', { type: () => ID }) id: string,
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<IncidentMobileView> {
-    return this.mobileViews.of(caller, await this.load(incidents, id, caller));
+    return this.mobileViews.status(caller, incidents, id);
   }
 
   @Query(() => [MobileAction], { description: 'What the caller can do on the incident now (rules in docs/decisions.md)' })
-  async quickActions(
+  quickActions(
     @Args('incidentId', { type: () => ID }) incidentId: string,
     @GqlPrincipal() caller: Principal,
     @GqlIncidents() incidents: GqlContext['incidents'],
   ): Promise<MobileAction[]> {
-    return quickActions(await this.load(incidents, incidentId, caller), caller, this.mobileViews.warRoomLink(incidentId));
+    return this.mobileViews.actions(caller, incidents, incidentId);
   }
 
   @Mutation(() => Incident, { description: 'Declares an incident; the caller becomes incident commander. Needs timeline.writer' })
@@ -114,10 +112,6 @@ export class IncidentsResolver {
   ): Promise<Incident> {
     await this.commands.assignRole(incidentId, role, userId, { caller });
     return this.read(incidentId, caller);
-  }
-
-  private async load(incidents: GqlContext['incidents'], id: string, caller: Principal): Promise<DomainIncident> {
-    return this.visibility.reveal(caller, id, await incidents.load(id));
   }
 
   /** After a command: the read model, which the command waited for. */

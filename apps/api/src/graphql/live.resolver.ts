@@ -2,7 +2,6 @@ import { Args, ID, Resolver, Subscription } from '@nestjs/graphql';
 import type { Incident as DomainIncident } from '@im/incidents';
 import type { Principal } from '@im/access';
 import { LiveFeed } from '../live/live-feed';
-import { TimelineReader } from '../timeline/timeline-reader.service';
 import { GqlPrincipal } from './graphql-context';
 import { IncidentMobileViews } from './incident-mobile-views';
 import { toGqlSummary, toGqlTimelineEvent } from './schema.mapping';
@@ -24,15 +23,12 @@ const holdsRole = (caller: Principal, incident: DomainIncident) => Object.values
 export class LiveResolver {
   constructor(
     private readonly feed: LiveFeed,
-    private readonly timeline: TimelineReader,
     private readonly mobileViews: IncidentMobileViews,
   ) {}
 
   @Subscription(() => IncidentMobileView, { description: 'The incident as incidentStatus shows it, after each of its changes. Needs a role' })
   async incidentUpdated(@Args('id', { type: () => ID }) id: string, @GqlPrincipal() caller: Principal) {
-    // The view holds timeline events: the same checks as a read of them.
-    await this.timeline.openIncidentTimeline(caller, id);
-    // Its own changes only, and the events of its timeline the caller is shown: the view lists the newest.
+    // Its own changes only, and the events of its timeline the caller is shown (checked as a read of them): the view lists the newest.
     const changes = await this.feed.incidentChanges(caller, undefined, { incidentId: id, timeline: true });
     return subscriptionPayloads('incidentUpdated', changes, id, ({ incident }) => this.mobileViews.of(caller, incident));
   }

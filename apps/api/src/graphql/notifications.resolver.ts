@@ -4,11 +4,10 @@ import { parsePushSubscriptionInput, PushSubscriptionCommandHandler } from '@im/
 import { NotificationQueryService } from '../notifications/notification-query.service';
 import { GqlPrincipal } from './graphql-context';
 import { parseNotificationsLimit } from './notifications.args';
+import { toGqlNotification } from './schema.mapping';
 import {
   Notification,
-  NotificationDecision,
   NOTIFICATIONS_DEFAULT_LIMIT,
-  NotificationTrigger,
   PushSubscription,
   PushSubscriptionInput,
 } from './notifications.types';
@@ -30,16 +29,7 @@ export class NotificationsResolver {
     @Args('limit', { type: () => Int, nullable: true, defaultValue: NOTIFICATIONS_DEFAULT_LIMIT }) requested: number | null,
   ): Promise<Notification[]> {
     const records = await this.decisions.listMine(caller.sub, parseNotificationsLimit(requested));
-    return records.map((record) => ({
-      id: record.id,
-      incidentId: record.incidentId,
-      channel: record.channel,
-      trigger: record.trigger as NotificationTrigger,
-      decision: record.decision as NotificationDecision,
-      reason: record.reason,
-      createdAt: new Date(record.createdAt),
-      sentAt: record.sentAt === null ? null : new Date(record.sentAt),
-    }));
+    return records.map(toGqlNotification);
   }
 
   @Mutation(() => PushSubscription, { description: "Registers the caller's browser for Web Push (the same endpoint again replaces it)" })

@@ -21,6 +21,7 @@ registerEnumType(NotificationDecision, {
   description: 'HELD: until the quiet hours end, then sent (the same record becomes SENT); FAILED: retried until sent or given up',
 });
 
+/** notifications' `limit`: the contract's default and bound (docs/api.md), not a tuning knob. */
 export const NOTIFICATIONS_DEFAULT_LIMIT = 50;
 export const NOTIFICATIONS_MAX_LIMIT = 100;
 

@@ -3,6 +3,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { type DocumentNode, GraphQLError, type GraphQLSchema, validate } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
 
+/** Fields a query may cost, a list's counting `limit` times: the published bound (docs/security.md, API4), not a tuning knob. */
 export const MAX_QUERY_COMPLEXITY = 1000;
 /** Nested selections and fragment spreads; introspection is bounded by graphql-js's own rule instead. */
 export const MAX_QUERY_DEPTH = 10;

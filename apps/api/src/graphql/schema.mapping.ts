@@ -1,7 +1,9 @@
 import type { Incident as DomainIncident, Severity as DomainSeverity, Status as DomainStatus } from '@im/incidents';
-import type { NotificationPreferences as StoredPreferences, TimelineEventView } from '@im/read-models';
+import type { NotificationRecord, NotificationPreferences as StoredPreferences, TimelineEventView } from '@im/read-models';
+import type { Notification, NotificationDecision, NotificationTrigger } from './notifications.types';
 import { Incident, IncidentSummary, NotificationPreferences, Severity, Status, TimelineEventSummary } from './schema.types';
 
+/** An event's summary on a phone, about a line of a small screen: a view's size, not a tuning knob (the full text is the REST timeline's). */
 const SUMMARY_LENGTH = 140;
 
 const shorten = (text: string) => (text.length > SUMMARY_LENGTH ? `${text.slice(0, SUMMARY_LENGTH - 1)}…` : text);
@@ -49,4 +51,15 @@ export const toGqlPreferences = (userId: string, prefs: Omit<StoredPreferences, 
   severityFilter: prefs.severityFilter.map(toGqlSeverity),
   quietHours: prefs.quietHours,
   channels: prefs.channels,
+});
+
+export const toGqlNotification = (record: NotificationRecord): Notification => ({
+  id: record.id,
+  incidentId: record.incidentId,
+  channel: record.channel,
+  trigger: record.trigger as NotificationTrigger,
+  decision: record.decision as NotificationDecision,
+  reason: record.reason,
+  createdAt: new Date(record.createdAt),
+  sentAt: record.sentAt === null ? null : new Date(record.sentAt),
 });

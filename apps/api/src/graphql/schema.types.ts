@@ -158,6 +158,7 @@ export class NotificationPreferencesInput {
   @Field(() => [String], { nullable: true }) channels?: string[];
 }
 
+/** myIncidents' `limit`: the contract's default and bound (docs/api.md), not a tuning knob. */
 export const MY_INCIDENTS_DEFAULT_LIMIT = 20;
 export const MY_INCIDENTS_MAX_LIMIT = 100;
 export { Int };

@@ -1,6 +1,7 @@
 import { InvalidError, isSeverity, isStatus, type Severity, SEVERITIES, type Status, STATUSES } from '@im/incidents';
 import type { IncidentListQuery } from '@im/read-models';
 
+/** GET /api/v1/incidents `limit`: the contract's default and bound (docs/api.md, 1–1000), not a tuning knob. */
 export const DEFAULT_LIST_LIMIT = 100;
 export const MAX_LIST_LIMIT = 1000;
 

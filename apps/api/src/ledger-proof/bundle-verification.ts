@@ -26,9 +26,9 @@ export interface RunCheckerData {
   chain: unknown;
 }
 
-/** Runs per thread: small enough that threads that start late still share the work evenly. */
+/** Runs per thread: small enough that threads that start late still share the work evenly (docs/benchmarks.md, "Verifying a ledger bundle"). */
 const RUNS_PER_THREAD = 32;
-/** Threads beyond the main one: each starts its own module loading, which costs more than it saves past a few. */
+/** Threads beyond the main one: each starts its own module loading, which costs more than it saves past a few (docs/benchmarks.md, "Verifying a ledger bundle"). */
 const MOST_HELPERS = 3;
 
 /** Checks runs, taking the next unclaimed one each time, until none is left; reports each by `report`. */

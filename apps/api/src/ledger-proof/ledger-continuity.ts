@@ -14,6 +14,7 @@ import { LedgerKeys } from './ledger-keys';
 export const SIGNED_HEADS_FILE = 'ledger-heads.jsonl';
 /** How far each incident stream's chains were verified, signed with the ledger key so that the store's writer cannot move it. */
 export const VERIFIED_FILE = 'ledger-verified.json';
+/** Events read per step of the log's check: a bound on memory (docs/benchmarks.md, "Checking the ledger's chains at start", measured the check with it). */
 const LOG_BATCH = 1000;
 
 const CHECKED: unique symbol = Symbol('checked');

@@ -10,8 +10,7 @@ import { LedgerKeys } from './ledger-keys';
 import { RetryLaterError } from '../errors/error-mapping';
 
 export { SIGNED_HEADS_FILE };
-/** How often the heads of chains that changed are signed. */
-export const HEAD_INTERVAL_MS = 60_000;
+/** Events read per step of the log since the last round: a bound on memory, not a knob (a round reads what a minute appended). */
 const LOG_BATCH = 1000;
 
 /**
@@ -27,6 +26,7 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
   private position: bigint | undefined;
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> = Promise.resolve();
+  private readonly intervalMs: number;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -35,6 +35,7 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.file = join(config.dataDir, SIGNED_HEADS_FILE);
+    this.intervalMs = config.ledgerHeadIntervalMs;
   }
 
   /**
@@ -59,7 +60,7 @@ export class SignedHeads implements OnApplicationBootstrap, OnApplicationShutdow
     this.position = await this.store.headPosition();
     this.timer = setInterval(() => {
       this.round = this.round.then(() => this.signChanged()).catch((error: unknown) => this.logger.warn(`signing changed heads failed: ${(error as Error).message}`));
-    }, HEAD_INTERVAL_MS);
+    }, this.intervalMs);
     this.timer.unref();
   }
 

@@ -7,7 +7,8 @@ import { type EventLoopUtilization, type EventLoopUtilityFunction as EventLoopUt
  * much delay (an event after a quiet spell goes out at once). A write to a
  * local socket costs about as much as the TCP delivery it triggers, so with
  * 1,000 subscribers the cost of live delivery is this tick's rate, nearly
- * whatever the rate of events.
+ * whatever the rate of events (docs/benchmarks.md, "Live delivery"; it trades
+ * latency for CPU linearly).
  */
 const MIN_TICK_MS = 40;
 /** Never further apart than this, well within what LIVE_QUEUE_LIMIT events take to arrive at hundreds a second. */

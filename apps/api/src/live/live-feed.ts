@@ -39,7 +39,7 @@ export interface LiveIncidentChange {
 export interface IncidentWatch {
   /** Only this incident's: changes of others never queue for the watcher. */
   incidentId?: string;
-  /** Also each event of its timeline shown to the watcher (incidentUpdated: its view lists them). Needs incidentId. */
+  /** Also each event of its timeline shown to the watcher (incidentUpdated: its view lists them), after the checks of a read of that timeline. Needs incidentId. */
   timeline?: boolean;
 }
 
@@ -51,7 +51,7 @@ interface Subscriber<T> {
   watch?: IncidentWatch;
 }
 
-/** Events of the log read per step of a replay. */
+/** Events of the log read per step of a replay: a bound on a resuming subscriber's memory, as the subscription's own batches are (up to 500). */
 const REPLAY_BATCH = 500;
 
 /** Everything the PDP and the cursor binding see of a caller, so equal keys mean equal answers. */
@@ -169,6 +169,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
    */
   async incidentChanges(principal: Principal, after?: string, watch: IncidentWatch = {}): Promise<LiveStream<LiveIncidentChange>> {
     const from = after === undefined ? undefined : this.cursors.openLive(principal, { kind: 'incidents' }, after);
+    if (watch.timeline) await this.reader.openIncidentTimeline(principal, watch.incidentId!);
     const head = from ? undefined : await this.store.headPosition();
     const subscriber = this.subscribe(
       principal,

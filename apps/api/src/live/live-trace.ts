@@ -10,6 +10,8 @@ import { writeFileSync } from 'node:fs';
  * the variable every call is a no-op. `npx ts-node bench/live-trace-stages.ts <file>` reads it.
  */
 const file = process.env.LIVE_TRACE_FILE;
+/** How often the trace file is rewritten with a memory sample: a bench's instrument, not a knob. */
+const MEMORY_SAMPLE_MS = 3000;
 const now = () => performance.timeOrigin + performance.now();
 type Stage = 'read' | 'projected' | 'offered';
 type Record = { [stage in Stage | 'firstWrite' | 'lastWrite']?: number } & { writes: number };
@@ -65,5 +67,5 @@ if (file) {
     const m = process.memoryUsage();
     memory.push([now(), m.rss, m.heapTotal, m.heapUsed, m.external, m.arrayBuffers]);
     writeFileSync(file, JSON.stringify({ events: [...bySequence], ticks, memory }));
-  }, 3000).unref();
+  }, MEMORY_SAMPLE_MS).unref();
 }

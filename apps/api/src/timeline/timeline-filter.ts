@@ -4,8 +4,12 @@ import type { RedactedEntry } from '@im/policy';
 import type { TimelineQuery } from '@im/read-models';
 import { jsonObjectBody } from '../http/json-body.parser';
 
+/** A timeline page's `limit`: the contract's default and bound (docs/api.md, 1–1000), not a tuning knob. */
 export const DEFAULT_TIMELINE_LIMIT = 50;
 export const MAX_TIMELINE_LIMIT = 1000;
+
+/** A text filter's longest value: as long as the longest CloudEvent attribute the schema takes (cloud-event.schema.ts), a contract bound. */
+const MAX_FILTER_TEXT_CHARS = 1024;
 
 export const TIMELINE_ORDERS = ['asc', 'desc'] as const;
 /** A search names at least one of these, so it never lists the whole ledger by accident. */
@@ -42,7 +46,7 @@ const QUERY_BODY_FIELDS: Required<FilterNames> = {
 function text(raw: Record<string, unknown>, name: string | undefined): string | undefined {
   if (name === undefined || raw[name] === undefined) return undefined;
   const value = raw[name];
-  if (typeof value !== 'string' || value === '' || value.length > 1024) {
+  if (typeof value !== 'string' || value === '' || value.length > MAX_FILTER_TEXT_CHARS) {
     throw new InvalidError(`${name} must be a non-empty string`);
   }
   return value;

@@ -38,4 +38,5 @@ export function timelinePageJson(reply: FastifyReply, page: TimelinePage): Buffe
   return body;
 }
 
+/** The byte of ',' between two views. */
 const COMMA = 0x2c;

@@ -1,19 +1,17 @@
-import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@im/config';
+import { Body, Controller, Get, Headers, Param, Post, Query, Res, HttpCode } from '@nestjs/common';
 import type { HttpHeaders } from '@im/cloudevents';
 import type { FastifyReply } from 'fastify';
 import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
-import type { LedgerBundle } from '@im/ledger-proof';
-import { IncidentQueryService, type Principal, TIMELINE_ROLES } from '@im/access';
+import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import type { AppendAnswer, AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
 import { attributed, attributedItem } from './event-attribution';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { parseTimelineExportFormat } from './timeline-export.query';
+import { type TimelineExportAnswer, TimelineExports } from './timeline-export.service';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
-import { renderTimelineMarkdown } from './timeline-markdown';
-import { inTimelineOrder, LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
+import { LedgerExports, type VerifyAnswer } from '../ledger-proof/ledger-exports';
 import { TimelineReader } from './timeline-reader.service';
 import { timelinePageJson } from './timeline-page.response';
 import { TimelineApiDocs } from './timeline.api-docs';
@@ -25,8 +23,7 @@ export class TimelineController {
     private readonly appender: TimelineAppendHandler,
     private readonly reader: TimelineReader,
     private readonly ledger: LedgerExports,
-    private readonly incidents: IncidentQueryService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly exports: TimelineExports,
   ) {}
 
   /** A CloudEvent in any content mode of the HTTP binding: structured, binary or a batch (200 with one result per event). */
@@ -88,18 +85,10 @@ export class TimelineController {
     @Query('format') format: unknown,
     @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<unknown[] | string | LedgerBundle> {
-    const asked = parseTimelineExportFormat(format);
-    const exported = await this.ledger.export(caller, id);
-    if (asked === 'ledger') return this.ledger.bundle(id, exported);
-    const events = inTimelineOrder(exported.events);
-    if (asked === 'markdown') {
-      void reply.header('content-type', 'text/markdown; charset=utf-8');
-      // The Verify line names CONSOLE_URL, the service's configured address, not the request's Host, which a proxy or client sets.
-      const about = { incident: await this.incidents.find(caller, id), serviceUrl: this.config.notifications.consoleUrl };
-      return renderTimelineMarkdown(id, events.map((e) => e.shown.entry), new Date().toISOString(), exported.head, about);
-    }
-    return events.map((e) => e.event);
+  ): Promise<TimelineExportAnswer['body']> {
+    const answer = await this.exports.export(caller, id, parseTimelineExportFormat(format));
+    if (answer.contentType) void reply.header('content-type', answer.contentType);
+    return answer.body;
   }
 
   /** Recomputes the caller's chain of the incident from the stored events. */

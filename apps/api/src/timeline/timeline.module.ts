@@ -8,6 +8,7 @@ import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
 import { FingerprintClaims } from './fingerprint-claims';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
+import { TimelineExports } from './timeline-export.service';
 import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
 
@@ -21,6 +22,7 @@ import { TimelineReader } from './timeline-reader.service';
     FingerprintClaims,
     TimelineCursors,
     LedgerExports,
+    TimelineExports,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
   exports: [TimelineReader, TimelineCursors, FingerprintClaims, TimelineAppendHandler],

@@ -7,7 +7,7 @@ import { validSubscriptionKeys } from './push-subscription.input';
 import type { VapidKeys } from './vapid-keys';
 
 const INVALID_KEYS = 'invalid_subscription_keys';
-/** How long a push service keeps a message for a device that is offline. */
+/** How long a push service keeps a message for a device that is offline: a day, past which an incident's notice is stale (RFC 8030's TTL; not a knob). */
 const TTL_SECONDS = 24 * 3600;
 
 export type PushOutcome =

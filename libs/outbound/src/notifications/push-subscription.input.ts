@@ -6,6 +6,7 @@ export interface PushSubscriptionInput {
   keys: { p256dh: string; auth: string };
 }
 
+/** Push services' endpoint URLs are a few hundred characters; this bounds what a caller may store, not a knob. */
 const ENDPOINT_MAX_LENGTH = 2048;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 

@@ -49,7 +49,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     if (!this.active) return;
     const { webhooks } = this.config;
-    const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, allowPrivateNetworks: webhooks.allowPrivateNetworks });
+    const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, connections: webhooks.connections, allowPrivateNetworks: webhooks.allowPrivateNetworks });
     const channel = new WebhookChannel(this.authorizer, this.progress, this.config.projectionWaitMs, sender, (id) => this.commands.disable(id, 'gone'));
     this.dispatcher = new OutboundDispatcher(channel, this.eventStore, this.store, {
       schedule: new RetrySchedule({ initialMs: webhooks.retryInitialMs, windowMs: webhooks.retryHours * HOUR_MS }),

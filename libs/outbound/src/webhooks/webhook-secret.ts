@@ -8,6 +8,7 @@ export const WEBHOOK_SECRET_KEY_FILE = 'webhook-secret.key';
 
 /** Standard Webhooks: `whsec_` + base64 of the key bytes (24 random bytes here). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** Standard Webhooks asks for 24 to 64 random bytes: its floor, a spec value. */
 const SECRET_BYTES = 24;
 
 export const newWebhookSecret = (): string => `${WEBHOOK_SECRET_PREFIX}${randomBytes(SECRET_BYTES).toString('base64')}`;

@@ -53,7 +53,7 @@ describe('WebhookSender', () => {
   const body = '{"id":"e1"}';
 
   it('refuses a private address at delivery (WEBHOOK_ALLOW_PRIVATE_NETWORKS off): nothing is sent, blocked_address is recorded', async () => {
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: false });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: false });
     for (const to of [url, url.replace('127.0.0.1', '[::ffff:127.0.0.1]'), url.replace('127.0.0.1', 'localhost'), url.replace('127.0.0.1', '2130706433')]) {
       expect(await sender.send(endpoint(to), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'blocked_address' });
     }
@@ -61,14 +61,14 @@ describe('WebhookSender', () => {
   });
 
   it('sends a signed request the reference library verifies when private networks are allowed', async () => {
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: true });
     expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
     expect(new Webhook(secret).verify(requests[0].body, requests[0].headers as Record<string, string>)).toEqual({ id: 'e1' });
   });
 
   it('gives up on an endpoint that does not answer within the timeout', async () => {
     answer = 'hang';
-    const sender = new WebhookSender({ timeoutMs: 300, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 300, connections: 4, allowPrivateNetworks: true });
     const started = Date.now();
     expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -77,7 +77,7 @@ describe('WebhookSender', () => {
   it('waits for a connection as long as the timeout allows, past undici\'s own 10 s connect limit', async () => {
     const listener = await neverAcceptingListener();
     try {
-      const sender = new WebhookSender({ timeoutMs: 12_000, allowPrivateNetworks: true });
+      const sender = new WebhookSender({ timeoutMs: 12_000, connections: 4, allowPrivateNetworks: true });
       // Without the pool's connect timeout set past the attempt's, undici gives up at about 10.5 s: connect_timeout.
       expect(await sender.send(endpoint(`http://127.0.0.1:${listener.port}/hook`), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     } finally {
@@ -86,7 +86,7 @@ describe('WebhookSender', () => {
   }, 20_000);
 
   it('records why no answer came: the receiver closed the connection, or refused it', async () => {
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: true });
     answer = 'close';
     expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'connection_closed' });
     const closed = createServer().listen(0, '127.0.0.1');
@@ -98,13 +98,13 @@ describe('WebhookSender', () => {
 
   it('counts an answer by its status however long its body (read only up to 64 KiB)', async () => {
     answer = 'long';
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: true });
     expect(await sender.send(endpoint(url), 'msg_1', body, new AbortController().signal)).toEqual({ statusCode: 200, error: null });
   });
 
   it('stops a request in flight when the worker stops (aborted: not recorded, delivered again after the restart)', async () => {
     answer = 'hang';
-    const sender = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 60_000, connections: 4, allowPrivateNetworks: true });
     const stopping = new AbortController();
     const sent = sender.send(endpoint(url), 'msg_1', body, stopping.signal);
     await arrived(1);
@@ -114,7 +114,7 @@ describe('WebhookSender', () => {
 
   it('sends several attempts to one registration side by side (re-sends after an outage do not queue into timeouts)', async () => {
     answer = 'slow';
-    const sender = new WebhookSender({ timeoutMs: 1000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 1000, connections: 4, allowPrivateNetworks: true });
     const to = endpoint(url);
     const sent = await Promise.all([1, 2, 3, 4].map((i) => sender.send(to, `msg_${i}`, body, new AbortController().signal)));
     expect(sent).toEqual([1, 2, 3, 4].map(() => ({ statusCode: 200, error: null })));
@@ -125,12 +125,12 @@ describe('WebhookSender', () => {
     answer = 'hang';
     const to = endpoint(url);
     const hanging = new AbortController();
-    const first = Promise.all([1, 2, 3, 4].map((i) => new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, `msg_${i}`, body, hanging.signal)));
+    const first = Promise.all([1, 2, 3, 4].map((i) => new WebhookSender({ timeoutMs: 60_000, connections: 4, allowPrivateNetworks: true }).send(to, `msg_${i}`, body, hanging.signal)));
     await arrived(4);
     const started = Date.now();
-    expect(await new WebhookSender({ timeoutMs: 300, allowPrivateNetworks: true }).send(to, 'msg_5', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
+    expect(await new WebhookSender({ timeoutMs: 300, connections: 4, allowPrivateNetworks: true }).send(to, 'msg_5', body, new AbortController().signal)).toEqual({ statusCode: null, error: 'timeout' });
     const stopping = new AbortController();
-    const queued = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, 'msg_6', body, stopping.signal);
+    const queued = new WebhookSender({ timeoutMs: 60_000, connections: 4, allowPrivateNetworks: true }).send(to, 'msg_6', body, stopping.signal);
     stopping.abort();
     expect(await queued).toEqual({ statusCode: null, error: 'aborted' });
     expect(Date.now() - started).toBeLessThan(2000);
@@ -143,14 +143,14 @@ describe('WebhookSender', () => {
   it('counts an attempt cut by the registration\'s removal (its endpoint destroyed) as stopped, not as a failure to log', async () => {
     answer = 'hang';
     const to = endpoint(url);
-    const sent = new WebhookSender({ timeoutMs: 60_000, allowPrivateNetworks: true }).send(to, 'msg_1', body, new AbortController().signal);
+    const sent = new WebhookSender({ timeoutMs: 60_000, connections: 4, allowPrivateNetworks: true }).send(to, 'msg_1', body, new AbortController().signal);
     await arrived(1);
     to.destroy();
     expect(await sent).toEqual({ statusCode: null, error: 'aborted' });
   });
 
   it('keeps a registration\'s connections open from one delivery to the next', async () => {
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: true });
     const to = endpoint(url);
     const sockets = new Set<unknown>();
     server.on('request', (req) => sockets.add(req.socket));
@@ -164,7 +164,7 @@ describe('WebhookSender', () => {
     const lookups = jest.mocked(lookup);
     lookups.mockClear();
     let now = 1_000_000;
-    const sender = new WebhookSender({ timeoutMs: 2000, allowPrivateNetworks: true, now: () => now });
+    const sender = new WebhookSender({ timeoutMs: 2000, connections: 4, allowPrivateNetworks: true, now: () => now });
     const to = endpoint(url.replace('127.0.0.1', 'localhost'));
     const send = () => sender.send(to, 'msg_1', body, new AbortController().signal);
     try {

@@ -10,13 +10,11 @@ export const UNSUCCESSFUL_STATUS = 'unsuccessful_status';
 /** A receiver's answer is read only this far (it is not kept): a huge answer costs nothing more. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const USER_AGENT = 'incident-service-webhooks/1';
-/** Connections kept to one registration, as node:http's agent had. */
-const CONNECTIONS = 4;
 /**
  * What every delivery to a registration reuses: its url, its signing key
  * decoded, and its own keep-alive connections (undici's: they cost less CPU
  * per request than node:http's agent, which counts at 10,000 deliveries a
- * second), so no registration waits for another's. Up to CONNECTIONS at
+ * second), so no registration waits for another's. Up to WEBHOOK_CONNECTIONS at
  * once: the worker's deliveries go one at a time, and manual re-sends
  * (several at once after an outage) go beside them rather than queue.
  */
@@ -39,9 +37,9 @@ export class WebhookEndpoint {
    * own 10 s; the attempt's timer ends it, so undici's is set a second later (its timers above 1 s tick every 499 ms
    * and may fire that much early).
    */
-  poolTo(destination: CheckedDestination, timeoutMs: number): Pool {
+  poolTo(destination: CheckedDestination, { timeoutMs, connections }: Pick<SenderOptions, 'timeoutMs' | 'connections'>): Pool {
     this.checked = destination;
-    this.pool ??= new Pool(this.url.origin, { connections: CONNECTIONS, connectTimeout: timeoutMs + 1000, connect: { lookup: this.lookupChecked } });
+    this.pool ??= new Pool(this.url.origin, { connections, connectTimeout: timeoutMs + 1000, connect: { lookup: this.lookupChecked } });
     return this.pool;
   }
 
@@ -54,6 +52,8 @@ export class WebhookEndpoint {
 
 export interface SenderOptions {
   timeoutMs: number;
+  /** Keep-alive connections per registration (WEBHOOK_CONNECTIONS). */
+  connections: number;
   allowPrivateNetworks: boolean;
   now?: () => number;
 }
@@ -91,7 +91,7 @@ export class WebhookSender {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(endpoint.key!, messageId, timestamp, body),
       };
-      const pool = endpoint.poolTo(destination, this.options.timeoutMs);
+      const pool = endpoint.poolTo(destination, this.options);
       const statusCode = await post(pool, `${endpoint.url.pathname}${endpoint.url.search}`, headers, body, signal, Math.max(0, deadline - this.now()));
       return statusCode >= 200 && statusCode < 300
         ? { statusCode, error: null }

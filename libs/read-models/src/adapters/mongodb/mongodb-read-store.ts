@@ -58,7 +58,10 @@ function keysetPage(filter: Record<string, unknown>, fields: [string, string], d
   return { filter, sort: { [fields[0]]: direction, [fields[1]]: direction } };
 }
 
+/** MongoDB's error code for a unique index violation. */
 const DUPLICATE_KEY = 11000;
+/** How long start-up waits for a MongoDB server before it fails with a clear error (the driver's own default is 30 s). */
+const SERVER_SELECTION_TIMEOUT_MS = 5000;
 
 /** A projection fault as stored: `_id` is projection and hex position, so recording it again updates it. */
 type StoredFault = Omit<ProjectionFault, 'position'> & { _id: string; position: string };
@@ -172,7 +175,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   /** Connects and makes sure every index exists; an unreachable server fails here with a clear error. */
-  static async connect(url: string, timeoutMs = 5000): Promise<MongoReadStore> {
+  static async connect(url: string, timeoutMs = SERVER_SELECTION_TIMEOUT_MS): Promise<MongoReadStore> {
     const connection = await mongoose.createConnection(url, { serverSelectionTimeoutMS: timeoutMs }).asPromise();
     const store = new MongoReadStore(connection);
     await Promise.all([...Object.values(store.models).map((model) => model.syncIndexes()), store.outbound.syncIndexes(), store.notifications.syncIndexes()]);
