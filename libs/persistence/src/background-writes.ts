@@ -56,7 +56,7 @@ export class BackgroundWrites implements SqliteBackgroundWrites {
    * and more) and the delivery log's (about a thousand) still go to the worker
    * (docs/benchmarks.md, "Night of 2026-11-28").
    */
-  readonly inPlaceBelowSteps = 100;
+  readonly inPlaceBelowSteps = Number(process.env.SQLITE_RUNTIME_WRITES_BELOW ?? 100);
   private readonly worker: ServingSqliteWorker<{ steps: WriteStep[] }, { changes?: number[]; error?: SqliteWorkerError }>;
 
   constructor(file: string, autoCheckpointPages: number, onFailure: (message: string) => void, busyTimeoutMs = 5000) {

@@ -29,6 +29,9 @@ import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
 
+// TEMPORARY A/B switch (measurements of docs/benchmarks.md): removed after.
+const OFF = new Set((process.env.SQLITE_RUNTIME_OFF ?? '').split(','));
+
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
@@ -93,7 +96,7 @@ async function openEventStore(config: AppConfig, ledgerChainWorker: string | und
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES, ledgerChainWorker }));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: OFF.has('checkpoints') ? undefined : FALLBACK_CHECKPOINT_PAGES, ledgerChainWorker: OFF.has('chain') ? undefined : ledgerChainWorker }));
 }
 
 async function openReadStore(config: AppConfig): Promise<ReadStore> {
@@ -106,10 +109,10 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
   }
   return openEmbedded(config, 'read_store', (file) =>
     new SqliteReadStore(file, undefined, {
-      autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
-      buildIndexes: (statements, settings) => buildIndexesInWorker(file, statements, settings),
-      backgroundReads: new BackgroundReads(file, (message) => console.error(message)),
-      backgroundWrites: new BackgroundWrites(file, FALLBACK_CHECKPOINT_PAGES, (message) => console.error(message)),
+      autoCheckpointPages: OFF.has('checkpoints') ? undefined : FALLBACK_CHECKPOINT_PAGES,
+      buildIndexes: OFF.has('indexes') ? undefined : (statements, settings) => buildIndexesInWorker(file, statements, settings),
+      backgroundReads: OFF.has('reads') ? undefined : new BackgroundReads(file, (message) => console.error(message)),
+      backgroundWrites: OFF.has('writes') ? undefined : new BackgroundWrites(file, OFF.has('checkpoints') ? 1000 : FALLBACK_CHECKPOINT_PAGES, (message) => console.error(message)),
     }),
   );
 }
@@ -157,7 +160,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     try {
       readStore = await openReadStore(config);
       const files = embeddedStoreFiles(config).map(({ file }) => file);
-      return { eventStore, readStore, lock, checkpoints: files.length > 0 ? BackgroundCheckpoints.start(files, (message) => console.error(message)) : undefined };
+      return { eventStore, readStore, lock, checkpoints: files.length > 0 && !OFF.has('checkpoints') ? BackgroundCheckpoints.start(files, (message) => console.error(message)) : undefined };
     } catch (error) {
       await readStore?.close();
       await eventStore.close();

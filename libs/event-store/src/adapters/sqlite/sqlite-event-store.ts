@@ -64,7 +64,7 @@ const CHAIN_TIPS = 10_000;
  * answer back, and the append is answered sooner (docs/benchmarks.md, "Night
  * of 2026-11-28").
  */
-const CHAIN_HERE_BELOW_EVENTS = 24;
+const CHAIN_HERE_BELOW_EVENTS = Number(process.env.SQLITE_RUNTIME_CHAIN_BELOW ?? 24);
 
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */

@@ -92,7 +92,7 @@ class ListReads {
  * quick timeline, small pages); larger ones carry more bytes across threads
  * than their statement costs in place (docs/decisions.md).
  */
-const BACKGROUND_PAGE_ROWS = 20;
+const BACKGROUND_PAGE_ROWS = Number(process.env.SQLITE_RUNTIME_PAGE_ROWS ?? 20);
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
