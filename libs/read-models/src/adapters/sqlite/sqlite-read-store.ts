@@ -18,9 +18,10 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
+import { BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
-import { type SqliteBackgroundWrites, SqliteWrites, type WriteStep } from './sqlite-writes';
+import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
 import { SqliteNotificationStore } from './sqlite-notification-store';
@@ -36,32 +37,25 @@ const UPSERT_FAULT = `INSERT INTO projection_faults (projection, position, event
   ON CONFLICT (projection, position) DO UPDATE SET error = excluded.error,
     first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
 
-/** The settings of the store's connection during a bulk load, for another connection that finishes its work. */
-export interface BulkLoadSettings {
-  /** SQLite's `cache_size`. */
-  cacheSize: number;
-  busyTimeoutMs: number;
-}
-
-/** How a read's rows come back: each row's one column (`pluck`), or each row as an array of its columns (`raw`). */
-export type RowShape = 'pluck' | 'raw';
-
 /**
- * Reads run on another connection to the same file, off the event loop (a
- * worker thread). `all` answers undefined when it cannot run the read (not
- * started yet, stopped, or the statement failed there): the store then runs
- * it on its own connection, which raises any error where it belongs.
+ * Reads run on another connection to the same file, off the event loop (the
+ * runtime's BackgroundReads). `all` answers undefined when it cannot run the
+ * read (not started yet, stopped, or the statement failed there): the store
+ * then runs it on its own connection, which raises any error where it belongs.
  */
-export interface SqliteBackgroundReads {
-  all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined>;
-  close(): Promise<void>;
-}
+export type SqliteBackgroundReads = Pick<BackgroundReads, 'all' | 'close'>;
 
 export interface SqliteReadStoreOptions {
-  autoCheckpointPages?: number;
-  buildIndexes?: (statements: string[], settings: BulkLoadSettings) => Promise<void>;
+  /**
+   * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
+   * incident lists, loads of incidents by id and small timeline pages on a
+   * read-only connection of their own (started with the first such read), and
+   * the indexes that end a bulk load. Without (most tests), all runs on the
+   * store's connection.
+   */
+  workers?: boolean;
+  /** In place of the reads' worker `workers` opens: a test's, which watches or replaces it. */
   backgroundReads?: SqliteBackgroundReads;
-  backgroundWrites?: SqliteBackgroundWrites;
 }
 
 /** A list's statement and parameters, planned from the query and the indexes present when it runs. */
@@ -99,7 +93,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly collections: Map<string, SqliteCollection>;
-  private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
+  private readonly buildIndexes: ((statements: string[], settings: BulkLoadSettings) => Promise<void>) | undefined;
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
@@ -114,23 +108,18 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
-   * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
-   * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
-   * `backgroundReads`: runs the incident lists, loads of incidents by id (findMany) and small timeline pages on another connection (a worker thread); closed with the store.
-   * `backgroundWrites`: runs every write transaction on another connection (a worker thread), outside a bulk load; closed with the store.
    */
   constructor(
     file: string,
     projections: Projection<unknown>[] = ALL_PROJECTIONS,
-    { autoCheckpointPages, buildIndexes, backgroundReads, backgroundWrites }: SqliteReadStoreOptions = {},
+    { workers = false, backgroundReads = workers ? new BackgroundReads(file, (message) => console.error(message)) : undefined }: SqliteReadStoreOptions = {},
   ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
-    this.buildIndexes = buildIndexes;
+    this.buildIndexes = workers ? (statements, settings) => buildIndexesInWorker(file, statements, settings) : undefined;
     this.backgroundReads = backgroundReads;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
@@ -144,7 +133,7 @@ export class SqliteReadStore implements ReadStore {
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
     this.sql = new StatementCache(this.db);
-    this.writes = new SqliteWrites(this.db, this.sql, backgroundWrites);
+    this.writes = new SqliteWrites(this.db, this.sql);
     const lists = new ListReads(this.sql, backgroundReads);
     this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'), this.collection('assignments'));
     this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
@@ -252,8 +241,6 @@ export class SqliteReadStore implements ReadStore {
    */
   async bulkLoad<T>(work: () => Promise<T>, { projections, crashSafe = false }: BulkLoadOptions = {}): Promise<T> {
     const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
-    await this.writes.settled();
-    this.writes.inPlace = true;
     loaded.forEach((collection) => collection.dropIndexes());
     if (!crashSafe) this.db.pragma('synchronous = OFF');
     // The rebuild's process exits afterwards; a serving api keeps what the cache grew to (the allocator rarely returns it).
@@ -270,12 +257,10 @@ export class SqliteReadStore implements ReadStore {
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
-      this.writes.inPlace = false;
     }
   }
 
   async close(): Promise<void> {
-    await this.writes.close();
     await this.backgroundReads?.close();
     if (this.db.open) this.db.close();
   }

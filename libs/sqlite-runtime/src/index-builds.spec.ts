@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { buildIndexesInWorker } from './background-index-builds';
+import { buildIndexesInWorker } from './index-builds';
 import { docsDatabase } from './docs-database.fixture';
 
 const SETTINGS = { cacheSize: -2000, busyTimeoutMs: 5000 };
