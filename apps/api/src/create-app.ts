@@ -46,7 +46,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerLingeringClose(fastify);
   registerRequestLogging(fastify, accessLogger(logger));
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
-  const stores = await openStores(config, { lock: 'api' });
+  const stores = await openStores(config, { lock: 'api', takesAppends: true });
   try {
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
       logger: new NestJsonLogger(logger),

@@ -78,7 +78,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
 const unreachable = (what: string, url: string, error: unknown) =>
   new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
 
-async function openEventStore(config: AppConfig): Promise<EventStore> {
+async function openEventStore(config: AppConfig, takesAppends: boolean): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
     const store = new KurrentDbEventStore(config.eventStore.url, { streamPrefixes: SERVICE_STREAM_PREFIXES });
     try {
@@ -89,7 +89,7 @@ async function openEventStore(config: AppConfig): Promise<EventStore> {
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends }));
 }
 
 async function openReadStore(config: AppConfig): Promise<ReadStore> {
@@ -117,6 +117,8 @@ export interface OpenStoresOptions {
    * shares the directory with an api (PROJECTOR=external) and takes none.
    */
   lock?: 'api' | 'rebuild';
+  /** This process takes the appends (the api): the embedded event store then chains the ledger in a worker thread. */
+  takesAppends?: boolean;
 }
 
 /**
@@ -137,7 +139,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     if (options.lock) lock = lockDataDir(config.dataDir, options.lock);
   }
   try {
-    const eventStore = await openEventStore(config);
+    const eventStore = await openEventStore(config, options.takesAppends ?? false);
     let readStore: ReadStore | undefined;
     try {
       readStore = await openReadStore(config);

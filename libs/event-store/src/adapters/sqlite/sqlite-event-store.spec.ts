@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@im/cloudevents';
 import { DuplicateEventError, WrongExpectedRevisionError } from '../../event-store.port';
+import { expectChained } from '../../event-store.contract';
+import * as ledgerChaining from '../../ledger-chaining';
 import { BUNDLE_FORMAT, chainView, type LedgerBundle, type LedgerEvent, type LedgerRecord, publicJwkOf, signHead, type StoredLedgerEvent, verifyBundle } from '@im/ledger-proof';
 import { SqliteEventStore } from './sqlite-event-store';
 
@@ -108,6 +110,51 @@ describe('the SQLite event store, reading the log back from what it keeps in mem
       await store.close();
     }
   });
+});
+
+describe('the SQLite event store with the ledger chained in a worker thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-chain-worker-'));
+  const file = join(dir, 'events.sqlite');
+  const open = () => new SqliteEventStore(file, { chainInWorker: true });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Loading the sources in the worker takes seconds.
+  it('stores the links the worker chained, chains on the main thread a batch of a few events and an append whose stream is not where it was chained from, and goes on from the file when opened again', async () => {
+    const chainedHere = jest.spyOn(ledgerChaining, 'chainLedger');
+    const store = open();
+    try {
+      // One batch of 30 events, enough to go to the worker: successive appends to a stream, three streams, and an append chained after a refused one.
+      const outcomes = await Promise.allSettled([
+        store.append('incident-A', [note('a0')], 'no_stream'),
+        store.append('incident-A', [note('a1'), { ...note('a2'), 'im.visibility': 'public' } as CloudEvent], 0n),
+        store.append('incident-B', [note('b0')], 'no_stream'),
+        store.append('incident-B', [note('b-stale')], 5n),
+        store.append('incident-B', [note('b1')], 'any'),
+        store.append('incident-C', Array.from({ length: 24 }, (_, i) => note(`c${i}`)), 'no_stream'),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      // Only b1: the worker chained it from revision 1, which the refused append never took.
+      expect(chainedHere).toHaveBeenCalledTimes(1);
+      // A batch of a few events is chained in its transaction.
+      await store.append('incident-A', [note('a3')], 2n);
+      expect(chainedHere).toHaveBeenCalledTimes(2);
+    } finally {
+      await store.close();
+    }
+    const reopened = open();
+    try {
+      await reopened.append('incident-A', [note('a4')], 3n);
+      const a = await reopened.readStream('incident-A');
+      expect(a.map((e) => e.event.id)).toEqual(['a0', 'a1', 'a2', 'a3', 'a4']);
+      expectChained(a);
+      expectChained(await reopened.readStream('incident-B'));
+      expectChained(await reopened.readStream('incident-C'));
+      expect(await reopened.ledgerHeads('incident-A')).toEqual(a[4].ledger!.heads);
+    } finally {
+      await reopened.close();
+      chainedHere.mockRestore();
+    }
+  }, 60_000);
 });
 
 describe('the SQLite event store on a ledger written before salts and links', () => {

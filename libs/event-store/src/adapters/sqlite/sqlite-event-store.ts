@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
+import { LedgerChainWorker } from '@im/sqlite-runtime';
 import {
   type AppendOptions,
   type AppendResult,
@@ -35,6 +36,16 @@ interface PendingAppend {
   dedupKeys: string[];
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
+  /** The events' JSON, when made before the transaction. */
+  bodies?: string[];
+  /** Ledger records (JSON) chained off the main thread, valid if the stream is still at `revision` when written. */
+  chained?: { revision: number | null; records: string[] };
+}
+
+/** A stream's last revision (null: none) and the chain heads it left. */
+interface ChainTip {
+  revision: number | null;
+  heads: ChainHeads;
 }
 
 /** What a batch's appends are checked against: each stream's last revision (null: none) and each taken key's position. */
@@ -45,10 +56,26 @@ interface BatchChecks {
 
 /** How many recently appended events are kept in memory for followers, at least (up to twice as many). */
 const RECENT_EVENTS = 4096;
+/** How many streams' chain tips are remembered for chaining off the main thread (others are read from the file). */
+const CHAIN_TIPS = 10_000;
+/**
+ * A batch of fewer events is chained in its transaction, on the main thread:
+ * the event loop spends about as much handing it to the worker and taking the
+ * answer back, and the append is answered sooner (docs/benchmarks.md, "Night
+ * of 2026-11-28").
+ */
+const CHAIN_HERE_BELOW_EVENTS = 24;
 
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
   pollIntervalMs?: number;
+  /**
+   * Computes the ledger's links in a worker thread (@im/sqlite-runtime's
+   * LedgerChainWorker), started with the store: the api's store, which takes
+   * the appends. Without (the projector, tests), they are computed in the
+   * append's transaction.
+   */
+  chainInWorker?: boolean;
 }
 
 /**
@@ -73,8 +100,11 @@ export class SqliteEventStore implements EventStore {
   /** The newest events this process appended and synced, so in-process followers need not read them back. */
   private recent: RecordedEvent[] = [];
   private pending: PendingAppend[] = [];
-  /** The flush under way (transaction, sync); one at a time. */
+  /** The flush under way (chaining, transaction, sync); one at a time. */
   private flushing: Promise<void> | undefined;
+  private readonly chainWorker: LedgerChainWorker | undefined;
+  /** The chain tips of streams this process appended to, newest last. */
+  private readonly chainTips = new Map<string, ChainTip>();
   /** The sync in flight and the first position it covers; followers read below that position. */
   private syncing: { done: Promise<void>; from: number } | undefined;
   private closed = false;
@@ -134,7 +164,7 @@ export class SqliteEventStore implements EventStore {
     this.selectHeads = this.db.prepare(
       `SELECT wanted.value AS stream_id, (SELECT MAX(revision) FROM events WHERE stream_id = wanted.value) AS revision FROM json_each(?) AS wanted`,
     );
-    this.selectTip = this.db.prepare(`SELECT ledger FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1`).pluck();
+    this.selectTip = this.db.prepare(`SELECT revision, ledger FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1`);
     this.selectAll = this.db.prepare(
       `SELECT position, stream_id, revision, recorded_at, body FROM events WHERE position > ? ORDER BY position LIMIT ?`,
     );
@@ -169,6 +199,7 @@ export class SqliteEventStore implements EventStore {
     });
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
+    this.chainWorker = options.chainInWorker ? LedgerChainWorker.start() : undefined;
   }
 
   append(
@@ -189,7 +220,8 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * One flush at a time, and one sync: appends that arrive meanwhile go into
-   * the next transaction together.
+   * the next transaction together. A flush ends once its transaction is
+   * committed, so the next one chains its batch while that commit syncs.
    */
   private scheduleFlush(): void {
     if (this.flushing || this.pending.length === 0) return;
@@ -204,14 +236,60 @@ export class SqliteEventStore implements EventStore {
   }
 
   private async flush(): Promise<void> {
-    // The batch is taken once the sync in flight ends: everything that arrived meanwhile shares it.
-    await this.syncing?.done.catch(() => undefined);
+    // With nothing to do before the sync in flight ends, the batch is taken after it: everything that arrived meanwhile shares it.
+    if (!this.chainWorker) await this.syncing?.done.catch(() => undefined);
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    await this.chainOffThread(batch);
+    await this.syncing?.done.catch(() => undefined);
     if (this.unsynced) return batch.forEach((append) => append.reject(this.unsynced));
     // Answers every append itself once synced; the flush is over once the transaction is.
     void this.commitAndSync(batch).catch((error: unknown) => console.error(error));
+  }
+
+  /**
+   * Has the worker chain the batch's appends from the streams' tips as they
+   * stand (the tips this process left, else the file), each append after the
+   * batch's earlier ones to its stream. Only this flush writes meanwhile; the
+   * transaction still checks each append's stream is at the revision chained
+   * from, and chains it itself if not (as it does a small batch).
+   */
+  private async chainOffThread(batch: PendingAppend[]): Promise<void> {
+    if (!this.chainWorker || this.unsynced) return;
+    if (batch.reduce((events, append) => events + append.events.length, 0) < CHAIN_HERE_BELOW_EVENTS) return;
+    const starts = new Map<string, ChainHeads>();
+    const revisions = new Map<string, number | null>();
+    const planned = batch.map((append) => {
+      append.bodies = append.events.map((event) => JSON.stringify(event));
+      if (!revisions.has(append.streamId)) {
+        const tip = this.chainTip(append.streamId);
+        starts.set(append.streamId, tip.heads);
+        revisions.set(append.streamId, tip.revision);
+      }
+      const revision = revisions.get(append.streamId)!;
+      revisions.set(append.streamId, (revision ?? -1) + append.events.length);
+      return revision;
+    });
+    const records = await this.chainWorker.chain(starts, batch.map(({ streamId, bodies }) => ({ streamId, bodies: bodies! })));
+    if (records) batch.forEach((append, i) => (append.chained = { revision: planned[i], records: records[i] }));
+  }
+
+  private chainTip(streamId: string): ChainTip {
+    return this.chainTips.get(streamId) ?? this.storedTip(streamId);
+  }
+
+  /** A stream's last revision and the chain heads it left, as the file has them. */
+  private storedTip(streamId: string): ChainTip {
+    const row = this.selectTip.get(streamId) as { revision: number; ledger: string | null } | undefined;
+    return { revision: row ? row.revision : null, heads: headsAfter(parseLedger(row?.ledger)) };
+  }
+
+  /** Remembers where a committed append left its stream's chains. */
+  private rememberTip(streamId: string, last: RecordedEvent): void {
+    this.chainTips.delete(streamId);
+    if (this.chainTips.size >= CHAIN_TIPS) this.chainTips.delete(this.chainTips.keys().next().value!);
+    this.chainTips.set(streamId, { revision: Number(last.revision), heads: headsAfter(last.ledger) });
   }
 
   /** One transaction for the batch, then one sync; only then are its appends answered and its events shown to followers. */
@@ -223,6 +301,7 @@ export class SqliteEventStore implements EventStore {
       batch.forEach((append) => append.reject(error));
       return;
     }
+    if (this.chainWorker) outcomes.forEach((outcome, i) => outcome.ok && this.rememberTip(batch[i].streamId, outcome.recorded[outcome.recorded.length - 1]));
     const stored = outcomes.flatMap((outcome) => (outcome.ok ? outcome.recorded : []));
     if (stored.length > 0) {
       const done = new Promise<void>((resolve, reject) => fdatasync(this.walFd, (error) => (error ? reject(error) : resolve())));
@@ -269,7 +348,7 @@ export class SqliteEventStore implements EventStore {
    * up to date with the batch's earlier appends), then writes it; a refusal
    * throws before anything is written.
    */
-  private write({ streamId, events, expected, dedupKeys }: PendingAppend, { heads, taken }: BatchChecks): { result: AppendResult; recorded: RecordedEvent[] } {
+  private write({ streamId, events, expected, dedupKeys, bodies, chained }: PendingAppend, { heads, taken }: BatchChecks): { result: AppendResult; recorded: RecordedEvent[] } {
     // A taken key is the answer even when the stream moved on too.
     for (const key of dedupKeys) {
       const position = taken.get(key);
@@ -280,11 +359,13 @@ export class SqliteEventStore implements EventStore {
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
-    const ledger = chainLedger(this.lastHeads(streamId), events);
+    // Chained off the main thread from where the stream still stands, else here.
+    const offThread = chained?.revision === current ? chained.records : undefined;
+    const ledger = offThread ? offThread.map((text) => JSON.parse(text) as LedgerRecord) : chainLedger(this.lastHeads(streamId), events);
     // The events themselves, not their JSON read back: they are JSON values (a parsed body or built by the service), so equal to what a read gives.
     const recorded = events.map((event, i): RecordedEvent => {
       revision += 1;
-      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, JSON.stringify(event), JSON.stringify(ledger[i]));
+      const { lastInsertRowid } = this.insertEvent.run(streamId, revision, event.id, event.type, recordedAt, bodies?.[i] ?? JSON.stringify(event), offThread?.[i] ?? JSON.stringify(ledger[i]));
       return { streamId, revision: BigInt(revision), position: BigInt(lastInsertRowid), recordedAt, event, ledger: ledger[i] };
     });
     heads.set(streamId, revision);
@@ -299,7 +380,7 @@ export class SqliteEventStore implements EventStore {
 
   /** The stream's chain heads, from its last event's record (inside the append's transaction: what the batch appended before counts). */
   private lastHeads(streamId: string): ChainHeads {
-    return headsAfter(parseLedger(this.selectTip.get(streamId) as string | undefined));
+    return this.storedTip(streamId).heads;
   }
 
   async ledgerHeads(streamId: string): Promise<ChainHeads> {
@@ -411,6 +492,7 @@ export class SqliteEventStore implements EventStore {
       this.scheduleFlush();
       await (this.flushing ?? this.syncing?.done.catch(() => undefined));
     }
+    await this.chainWorker?.stop();
     closeSync(this.walFd);
     this.db.close();
   }
