@@ -10,15 +10,19 @@
  *
  * Workloads: `appends` (timeline appends, 32 connections), `storm` (the
  * alert storm, its second storm), `lists` (GET /api/v1/incidents?limit=20 at
- * 32 connections over 300 incidents), `rebuild` (rebuildProjections in this
+ * 32 connections over 300 incidents), `catch-up` (the api starting on a
+ * ledger of REBUILD_EVENTS events already checked, without read models: the
+ * slowest /health answer while they catch up in bulk), `pages` (GET …/timeline?limit=50 at 32
+ * connections on an incident of 100 events), `rebuild` (rebuildProjections in this
  * process over a ledger of REBUILD_EVENTS events, as `projections:rebuild`
  * does; WORKERS=1 opens the read store with its workers: events/s and the
  * longest the event loop was held). An env is `NAME=value,NAME=value` ('' for
  * none).
  * API_MAIN names the built api (default dist/apps/api/main.js).
  */
+import type autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { NODE_FLAGS } from '../test/support/server-process';
@@ -94,6 +98,47 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
+  pages: (env) => {
+    const dir = tempDir('bench-runtime');
+    return withApi(env, dir.path, async (url, pid) => {
+      const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
+      const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
+      for (let i = 0; i < 100; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
+      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
+      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, duration: SECONDS }));
+      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
+    }).finally(() => dir.remove());
+  },
+  'catch-up': async (env) => {
+    const dir = tempDir('bench-runtime');
+    cpSync(seededDir!, dir.path, { recursive: true });
+    const started = Date.now();
+    return withApi(env, dir.path, async (url, pid) => {
+      // The slowest /health answer while the read models catch up in bulk: how long the event loop was held.
+      let longest = 0;
+      let probing = true;
+      const prober = (async () => {
+        while (probing) {
+          const asked = performance.now();
+          await fetch(`${url}/health`);
+          longest = Math.max(longest, performance.now() - asked);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      })();
+      const cpuBefore = cpuMs(`/proc/${pid}`);
+      const last = `INC-${(999).toString(16).padStart(8, '0')}`;
+      for (;;) {
+        const res = await fetch(`${url}/api/v1/incidents/${last}/timeline?limit=1000`, { headers: { authorization: AUTH } });
+        if (res.ok && ((await res.json()) as { events: unknown[] }).events.length === REBUILD_EVENTS / 1000) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      probing = false;
+      await prober;
+      const seconds = (Date.now() - started) / 1000;
+      return { rate: REBUILD_EVENTS / seconds, cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - cpuBefore) * 1000) / REBUILD_EVENTS), extra: `${seconds.toFixed(1)} s, slowest /health ${Math.round(longest)} ms` };
+    }).finally(() => dir.remove());
+  },
   rebuild: async (env) => {
     const dir = tempDir('bench-runtime');
     cpSync(seeded!, join(dir.path, 'events.sqlite'));
@@ -123,17 +168,27 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
 };
 
 let seeded: string | undefined;
+/** For `catch-up`: a data directory whose ledger the api has checked once (so its start does not check it again), without read models. */
+let seededDir: string | undefined;
 
 async function main() {
   const [workload, envA = '', envB = ''] = process.argv.slice(2);
   const run = WORKLOADS[workload];
   if (!run) throw new Error(`workload: one of ${Object.keys(WORKLOADS).join(', ')}`);
-  const seedDir = workload === 'rebuild' ? tempDir('bench-runtime-seed') : undefined;
-  if (seedDir) {
-    await seedLedger(seedDir.path, REBUILD_EVENTS);
-    seeded = join(seedDir.path, 'events.sqlite');
+  const seedDir = workload === 'rebuild' || workload === 'catch-up' ? tempDir('bench-runtime-seed') : undefined;
+  if (seedDir) await seedLedger(seedDir.path, REBUILD_EVENTS);
+  if (workload === 'rebuild') {
+    seeded = join(seedDir!.path, 'events.sqlite');
     // In this process: a first run compiles the code both sides run, and is not counted.
     await run(parseEnv(envB));
+  }
+  if (workload === 'catch-up') {
+    // One start checks the ledger's chains and records it; the read models it built are removed.
+    await withApi({}, seedDir!.path, async (url) => {
+      while ((await fetch(`${url}/api/v1/validate`).then((res) => res.text())).includes('catching up')) await new Promise((r) => setTimeout(r, 500));
+    });
+    for (const name of readdirSync(seedDir!.path)) if (name.startsWith('read-models.sqlite')) rmSync(join(seedDir!.path, name));
+    seededDir = seedDir!.path;
   }
   const ratios: number[] = [];
   const lines: string[] = [];
