@@ -4,12 +4,13 @@ import type { ReadAnswer, ReadRequest, ReadsData, RowShape } from './workers/rea
 export type { RowShape } from './workers/reads.worker';
 
 /**
- * The read store's incident lists and small timeline pages run in a worker
- * thread on a connection of its own. On the event loop their statements cost more
- * than their own time: a list of 20 incidents took about 250 µs of the main
- * thread per request in the api, against 40-80 µs in a loop, because the rest
- * of each request evicts what SQLite keeps warm (docs/benchmarks.md, "Late
- * night of 2026-11-26"). The worker starts with the first read, so a store
+ * The read store's incident lists, loads of incidents by id and timeline
+ * pages run in a worker thread on a connection of its own. On the event loop
+ * their statements cost more than their own time, because the rest of each
+ * request evicts what SQLite keeps warm: off it, a list of 20 incidents took
+ * half the main thread's CPU per request, and a timeline page of 50 rows
+ * 0.54 of it at 1.39 times the rate (docs/benchmarks.md, "SQLite runtime:
+ * what each worker earns"). The worker starts with the first read, so a store
  * that serves none (the projector, a rebuild) never starts it; until it is
  * ready, and for good once it fails, reads run on the store's connection.
  */

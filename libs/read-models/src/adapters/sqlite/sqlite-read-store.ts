@@ -48,7 +48,7 @@ export type SqliteBackgroundReads = Pick<BackgroundReads, 'all' | 'close'>;
 export interface SqliteReadStoreOptions {
   /**
    * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
-   * incident lists, loads of incidents by id and small timeline pages on a
+   * incident lists, loads of incidents by id and timeline pages on a
    * read-only connection of their own (started with the first such read), and
    * the indexes that end a bulk load. Without (most tests), all runs on the
    * store's connection.
@@ -68,8 +68,8 @@ class ListReads {
     private readonly background: SqliteBackgroundReads | undefined,
   ) {}
 
-  async all(plan: ListPlan, shape: RowShape, { inBackground = true } = {}): Promise<unknown[]> {
-    if (this.background && inBackground) {
+  async all(plan: ListPlan, shape: RowShape): Promise<unknown[]> {
+    if (this.background) {
       const { sql, params } = plan();
       const rows = await this.background.all(sql, params, shape);
       if (rows) return rows;
@@ -80,13 +80,6 @@ class ListReads {
     return (shape === 'pluck' ? statement.pluck() : statement.raw()).all(...params);
   }
 }
-
-/**
- * Timeline pages up to this many rows are read in the background (a phone's
- * quick timeline, small pages); larger ones carry more bytes across threads
- * than their statement costs in place (docs/decisions.md).
- */
-const BACKGROUND_PAGE_ROWS = Number(process.env.SQLITE_RUNTIME_PAGE_ROWS ?? 20);
 
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
@@ -419,7 +412,7 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
-    const rows = (await this.lists.all(() => this.page(query), 'raw', { inBackground: query.limit <= BACKGROUND_PAGE_ROWS })) as TimelineColumns[];
+    const rows = (await this.lists.all(() => this.page(query), 'raw')) as TimelineColumns[];
     return rows.map((row) => toRow(row, this.docAt));
   }
 
