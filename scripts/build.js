@@ -18,7 +18,7 @@ const DIGEST_FILE = join(ROOT, 'dist', '.build-inputs');
 const OUTPUTS = ['dist/apps/api/main.js', 'dist/apps/projector/main.js', 'dist/console/index.html'];
 const INPUT_DIRS = ['apps', 'libs'];
 // The lock file too: the console bundles its dependencies; package.json's version is built in.
-const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'scripts/webpack.config.js'];
+const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
 // Tests are not part of the build (tsconfig.build.json leaves them out): editing one rebuilds nothing.
 const NOT_BUILT = /\.(spec|contract)\.tsx?$/;
 

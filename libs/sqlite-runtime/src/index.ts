@@ -1,7 +1,7 @@
 // The embedded store's runtime: the threads the SQLite adapters run beside
 // their own connection, each a typed module of workers/ started by its file
 // name (worker-thread.ts; the built apps carry one bundle per worker,
-// scripts/webpack.config.js). Read top to bottom:
+// webpack.config.js beside src/). Read top to bottom:
 //   messages.ts       what the two sides of a worker say to each other
 //   worker-thread.ts  the main thread's side: startWorker, askWorker (answers once), ServingWorker (request by request)
 //   serve.ts          the worker's side of the same

@@ -11,7 +11,7 @@ export type WorkerName = 'ledger-chain' | 'quick-check' | 'reads';
  * Starts `workers/<name>.worker` in a thread of its own. From the sources
  * (tests, ts-node) this file is TypeScript, and so is the worker, run through
  * tsx; in a built app this code is part of the app's bundle, and each
- * worker's own bundle lies in `workers/` beside it (scripts/webpack.config.js).
+ * worker's own bundle lies in `workers/` beside it (libs/sqlite-runtime/webpack.config.js).
  */
 export function startWorker(name: WorkerName, workerData: unknown): Worker {
   if (__filename.endsWith('.ts')) return new Worker(join(__dirname, 'workers', `${name}.worker.ts`), { workerData, execArgv: ['--require', require.resolve('tsx/cjs')] });

@@ -2,14 +2,14 @@
 /**
  * Nest's webpack build of an app (nest-cli.json's webpackConfigPath): the
  * app's bundle as Nest makes it, and beside it one bundle per worker of the
- * embedded store's runtime (libs/sqlite-runtime/src/workers/<name>.worker.ts
+ * embedded store's runtime (src/workers/<name>.worker.ts
  * as dist/apps/<app>/workers/<name>.worker.js), which
- * libs/sqlite-runtime/src/worker-thread.ts starts.
+ * src/worker-thread.ts starts.
  */
 const { readdirSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
-const WORKERS = join(__dirname, '..', 'libs', 'sqlite-runtime', 'src', 'workers');
+const WORKERS = join(__dirname, 'src', 'workers');
 
 module.exports = (options) => {
   // Nest names the bundle apps/<app>/main.js (under dist/).
