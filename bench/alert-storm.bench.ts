@@ -101,7 +101,7 @@ function ceilings({ apiMain, apiOthers, client }: StormCpu): string {
 }
 
 /** Sends one storm of the fingerprints starting with `prefix` and measures it. */
-async function storm(url: string, prefix: string, pid?: number): Promise<StormRun> {
+export async function storm(url: string, prefix: string, pid?: number): Promise<StormRun> {
   const bodies = payloads(prefix);
   const before = await incidentCount(url);
   const latencies: number[] = [];

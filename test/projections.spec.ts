@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { toCloudEvent } from '@im/cloudevents';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { type IncidentEvent, incidentStreamId } from '@im/incidents';
-import { buildIndexesInWorker } from '@im/persistence';
 import {
   ALL_PROJECTIONS,
   foldBatch,
@@ -14,22 +13,21 @@ import {
   ReadModelsAheadError,
   rebuildProjections,
 } from '@im/read-models';
-import { type BulkLoadSettings, SqliteReadStore } from '@im/read-models/sqlite';
+import { SqliteReadStore } from '@im/read-models/sqlite';
 import { tempDir } from './support/temp-dir';
 
 const dir = tempDir('projections');
 afterAll(() => dir.remove());
 
 let n = 0;
-/** `indexesInWorker`: the read store builds the indexes that end a bulk load in a worker thread, as the api and the projector do. */
-function open({ indexesInWorker = false } = {}) {
+/** `workers`: the read store runs its worker threads, as the api and the projector open it. */
+function open({ workers = false } = {}) {
   const sub = join(dir.path, String(++n));
   mkdirSync(sub);
   const readFile = join(sub, 'read.sqlite');
-  const buildIndexes = indexesInWorker ? (statements: string[], settings: BulkLoadSettings) => buildIndexesInWorker(readFile, statements, settings) : undefined;
   return {
     events: new SqliteEventStore(join(sub, 'events.sqlite'), { pollIntervalMs: 20 }),
-    read: new SqliteReadStore(readFile, undefined, { buildIndexes }),
+    read: new SqliteReadStore(readFile, undefined, { workers }),
     readFile,
   };
 }
@@ -150,10 +148,10 @@ describe('projection runner', () => {
   });
 
   it.each([
-    ['its indexes built on its own connection', false],
-    ['its indexes built in a worker thread', true],
-  ])('rebuilds the read models from the log into the same rows, byte for byte, %s', async (_, indexesInWorker) => {
-    const { events, read, readFile } = open({ indexesInWorker });
+    ['without its worker threads', false],
+    ['with its worker threads', true],
+  ])('rebuilds the read models from the log into the same rows, byte for byte, %s', async (_, workers) => {
+    const { events, read, readFile } = open({ workers });
     await seed(events, 25);
     const runner = new ProjectionRunner(events, read, ALL_PROJECTIONS);
     await runner.start();

@@ -9,8 +9,9 @@ const workerThreads = require('node:worker_threads');
 
 const Worker = workerThreads.Worker;
 workerThreads.Worker = class extends Worker {
-  constructor(code, options) {
-    const isBackgroundReads = options?.eval && String(code).includes('// background reads (');
-    super(isBackgroundReads ? "require('node:worker_threads').parentPort.postMessage({ failed: { message: 'turned off by no-background-reads.preload.js' } }); process.exit(0);" : code, options);
+  constructor(file, options) {
+    // The reads' worker is its own file (libs/sqlite-runtime/src/workers/reads.worker.ts, built as workers/reads.worker.js).
+    const isBackgroundReads = /[\\/]reads\.worker\.[jt]s$/.test(String(file));
+    super(isBackgroundReads ? require('node:path').join(__dirname, 'failed-worker.js') : file, isBackgroundReads ? {} : options);
   }
 };

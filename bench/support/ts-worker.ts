@@ -2,15 +2,12 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
- * A TypeScript file of bench/ in a worker thread of its own (ts-node there
- * too), with the two things its caller does: wait for the next message of a
+ * A TypeScript file of bench/ in a worker thread of its own (run through
+ * tsx), with the two things its caller does: wait for the next message of a
  * type, and send one. `close` sends `{ type: 'close' }`, then ends the thread.
  */
 export function tsWorker<ToWorker>(file: string, workerData: unknown) {
-  const worker = new Worker(
-    `require('ts-node/register/transpile-only'); require('tsconfig-paths/register'); require(${JSON.stringify(join(__dirname, '..', file))});`,
-    { eval: true, workerData },
-  );
+  const worker = new Worker(join(__dirname, '..', file), { execArgv: ['--require', require.resolve('tsx/cjs')], workerData });
   const next = (type: string) =>
     new Promise<any>((resolve, reject) => {
       const onMessage = (message: { type: string }) => {

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
-import { BackgroundReads } from '../../libs/persistence/src/background-reads';
-import { BackgroundWrites } from '../../libs/persistence/src/background-writes';
+import { BackgroundReads } from '@im/sqlite-runtime';
 import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
@@ -45,33 +44,6 @@ describe('with the lists read in a worker thread', () => {
     }),
   );
   afterAll(() => expect(served).toBeGreaterThan(10));
-});
-
-describe('with every write made in a worker thread', () => {
-  // Every transaction the contracts ask for runs in the worker, not on the store's connection as it would while the worker starts.
-  let served = 0;
-  const harness = fileHarness('read-background-writes', async (file) => {
-    const writes = new BackgroundWrites(file, 1000, (message) => {
-      throw new Error(message);
-    });
-    const store = new SqliteReadStore(file, undefined, {
-      backgroundWrites: {
-        transaction: async (steps) => {
-          const changes = await writes.transaction(steps);
-          expect(changes).toHaveLength(steps.length);
-          served++;
-          return changes;
-        },
-        close: () => writes.close(),
-      },
-    });
-    await writes.start();
-    return store;
-  });
-  describeReadStoreContract('sqlite, background writes', harness);
-  describeOutboundStoreContract('sqlite, background writes', harness);
-  describeNotificationStoreContract('sqlite, background writes', harness);
-  afterAll(() => expect(served).toBeGreaterThan(50));
 });
 
 const mongodb = productionBackend('MONGODB_URL');

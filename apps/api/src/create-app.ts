@@ -3,7 +3,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { type FastifyInstance, LogController } from 'fastify';
 import { createServer, type RequestListener } from 'node:http';
 import type { AppConfig } from '@im/config';
-import { closeStores, openStores, type OpenStoresOptions } from '@im/persistence';
+import { closeStores, openStores } from '@im/persistence';
 import { AppModule } from './app.module';
 import { buildOpenApiDocument, OpenApiDocument } from './diagnostics/openapi.document';
 import { enableCors, registerLingeringClose, registerRequestLogging, registerSecurityHeaders } from './http/http-hardening';
@@ -18,9 +18,9 @@ const TIMEOUT_CHECK_MS = 1000;
  * The api as a Nest application on Fastify, not yet listening. Slow clients are
  * cut off: headers within 10 s, the whole request within REQUEST_TIMEOUT_MS
  * (408), and a connection idle for twice that is closed. Shutting down is the
- * caller's job (start-api.ts drains first, see graceful-shutdown.ts).
+ * caller's job (main.ts drains first, see graceful-shutdown.ts).
  */
-export async function createApp(config: AppConfig, options: Pick<OpenStoresOptions, 'ledgerChainWorker'> = {}): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const logger = createJsonLogger(config.logLevel);
   const { requestTimeoutMs, headersTimeoutMs } = config.http;
   const adapter = new FastifyAdapter({
@@ -44,7 +44,7 @@ export async function createApp(config: AppConfig, options: Pick<OpenStoresOptio
   registerLingeringClose(fastify);
   registerRequestLogging(fastify, accessLogger(logger));
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
-  const stores = await openStores(config, { ...options, lock: 'api' });
+  const stores = await openStores(config, { lock: 'api', takesAppends: true });
   try {
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
       logger: new NestJsonLogger(logger),

@@ -1,6 +1,20 @@
-import { isMainThread } from 'node:worker_threads';
+import { loadConfig } from '@im/config';
+import { exitOnStartupFailure } from '@im/persistence';
+import { createApp } from './create-app';
+import { closeOnSignals } from './graceful-shutdown';
 
-// The api. Run again as a worker thread (the event store's LedgerChainWorker), this script
-// computes the ledger's links, and loads only what that needs: hence the imports on demand.
-if (isMainThread) void import('./start-api').then(({ startApi }) => startApi());
-else void import('@im/event-store').then(({ serveLedgerChaining }) => serveLedgerChaining());
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  // Start and stop are announced at info even when LOG_LEVEL hides other info lines: operators (and scripts) wait for them.
+  const lifecycle = app
+    .getHttpAdapter()
+    .getInstance()
+    .log.child({ context: 'Lifecycle' }, { level: config.logLevel === 'silent' ? 'silent' : 'info' });
+  closeOnSignals(app, config.http.shutdownGraceMs, lifecycle);
+  lifecycle.info(`Incident service (${config.env}) listening on ${await app.getUrl()}, data in ${config.dataDir}`);
+}
+
+// A start that fails exits with one line.
+void main().catch(exitOnStartupFailure);

@@ -5,4 +5,3 @@ export * from './event-store.port';
 export * from './follow-log';
 export * from './storage-fault';
 export * from './ledger-chaining';
-export * from './ledger-chain-worker';

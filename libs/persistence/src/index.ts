@@ -3,6 +3,4 @@ export * from './projections.module';
 export * from './data-dir-lock';
 export * from './storage-error';
 export * from './storage-checks';
-export * from './background-index-builds';
-export * from './background-reads';
 export * from './startup-failure';

@@ -21,10 +21,6 @@ import {
 } from '@im/read-models';
 import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
-import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './background-checkpoints';
-import { buildIndexesInWorker } from './background-index-builds';
-import { BackgroundReads } from './background-reads';
-import { BackgroundWrites } from './background-writes';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity } from './storage-checks';
@@ -82,7 +78,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
 const unreachable = (what: string, url: string, error: unknown) =>
   new ConfigError(`${what} at ${url.replace(/\/\/[^@/]*@/, '//***@')} is unreachable: ${(error as Error).message}`);
 
-async function openEventStore(config: AppConfig, ledgerChainWorker: string | undefined): Promise<EventStore> {
+async function openEventStore(config: AppConfig, takesAppends: boolean): Promise<EventStore> {
   if (config.eventStore.kind === 'kurrentdb') {
     const store = new KurrentDbEventStore(config.eventStore.url, { streamPrefixes: SERVICE_STREAM_PREFIXES });
     try {
@@ -93,7 +89,7 @@ async function openEventStore(config: AppConfig, ledgerChainWorker: string | und
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES, ledgerChainWorker }));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends }));
 }
 
 async function openReadStore(config: AppConfig): Promise<ReadStore> {
@@ -104,14 +100,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  return openEmbedded(config, 'read_store', (file) =>
-    new SqliteReadStore(file, undefined, {
-      autoCheckpointPages: FALLBACK_CHECKPOINT_PAGES,
-      buildIndexes: (statements, settings) => buildIndexesInWorker(file, statements, settings),
-      backgroundReads: new BackgroundReads(file, (message) => console.error(message)),
-      backgroundWrites: new BackgroundWrites(file, FALLBACK_CHECKPOINT_PAGES, (message) => console.error(message)),
-    }),
-  );
+  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: true }));
 }
 
 export interface Stores {
@@ -119,8 +108,6 @@ export interface Stores {
   readStore: ReadStore;
   /** Held while the stores are open when they were opened with `lock`; released after they close. */
   lock?: DataDirLock;
-  /** Checkpoints of the embedded stores' files, when there are any; stopped before they close. */
-  checkpoints?: BackgroundCheckpoints;
 }
 
 export interface OpenStoresOptions {
@@ -130,8 +117,8 @@ export interface OpenStoresOptions {
    * shares the directory with an api (PROJECTOR=external) and takes none.
    */
   lock?: 'api' | 'rebuild';
-  /** The embedded event store computes the ledger's links in a worker thread running this script (SqliteEventStoreOptions). */
-  ledgerChainWorker?: string;
+  /** This process takes the appends (the api): the embedded event store then chains the ledger in a worker thread. */
+  takesAppends?: boolean;
 }
 
 /**
@@ -152,12 +139,11 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     if (options.lock) lock = lockDataDir(config.dataDir, options.lock);
   }
   try {
-    const eventStore = await openEventStore(config, options.ledgerChainWorker);
+    const eventStore = await openEventStore(config, options.takesAppends ?? false);
     let readStore: ReadStore | undefined;
     try {
       readStore = await openReadStore(config);
-      const files = embeddedStoreFiles(config).map(({ file }) => file);
-      return { eventStore, readStore, lock, checkpoints: files.length > 0 ? BackgroundCheckpoints.start(files, (message) => console.error(message)) : undefined };
+      return { eventStore, readStore, lock };
     } catch (error) {
       await readStore?.close();
       await eventStore.close();
@@ -170,7 +156,6 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
 }
 
 const DATA_DIR_LOCK = Symbol('DATA_DIR_LOCK');
-const CHECKPOINTS = Symbol('CHECKPOINTS');
 /** The opened read-store adapter as a whole: only this module holds it, to close it. */
 const READ_STORES = Symbol('READ_STORES');
 
@@ -182,7 +167,6 @@ export class PersistenceModule implements OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_STORES) private readonly readStore: ReadStore,
     @Inject(DATA_DIR_LOCK) private readonly lock: DataDirLock | null,
-    @Inject(CHECKPOINTS) private readonly checkpoints: BackgroundCheckpoints | null,
   ) {}
 
   static forRoot(config: AppConfig, stores: Stores): DynamicModule {
@@ -203,21 +187,18 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: NOTIFICATION_STORE, useValue: stores.readStore.notifications },
         { provide: PUSH_SUBSCRIPTION_QUERIES, useValue: stores.readStore.pushSubscriptions },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
-        { provide: CHECKPOINTS, useValue: stores.checkpoints ?? null },
       ],
       exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE, NOTIFICATION_STORE, PUSH_SUBSCRIPTION_QUERIES],
     };
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await closeStores({ eventStore: this.eventStore, readStore: this.readStore, lock: this.lock ?? undefined, checkpoints: this.checkpoints ?? undefined });
+    await closeStores({ eventStore: this.eventStore, readStore: this.readStore, lock: this.lock ?? undefined });
   }
 }
 
-/** Closes what openStores opened: at shutdown, and when a start fails after opening them (else the files, the lock and the checkpoint worker stay open). */
+/** Closes what openStores opened: at shutdown, and when a start fails after opening them (else the files and the lock stay open). */
 export async function closeStores(stores: Stores): Promise<void> {
-  // First: the stores' own connections, closed last, then checkpoint what remains and remove the WALs.
-  await stores.checkpoints?.stop();
   await stores.eventStore.close();
   await stores.readStore.close();
   // Only once the files are closed may another process open them.

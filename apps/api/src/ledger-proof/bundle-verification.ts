@@ -50,9 +50,8 @@ export interface RunChecker {
  * the time a 100,000-event bundle takes on two cores).
  */
 function startHelper(): RunChecker {
-  const file = JSON.stringify(join(__dirname, `bundle-runs.worker${extname(__filename)}`));
-  const loader = extname(__filename) === '.ts' ? `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); ` : '';
-  const thread = new Worker(`${loader}require(${file});`, { eval: true });
+  const fromSources = extname(__filename) === '.ts';
+  const thread = new Worker(join(__dirname, `bundle-runs.worker${extname(__filename)}`), { execArgv: fromSources ? ['--require', require.resolve('tsx/cjs')] : undefined });
   const ended = new Promise<void>((resolve) => {
     thread.once('error', () => resolve());
     thread.once('exit', () => resolve());

@@ -115,7 +115,7 @@ describe('the SQLite event store, reading the log back from what it keeps in mem
 describe('the SQLite event store with the ledger chained in a worker thread', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sqlite-chain-worker-'));
   const file = join(dir, 'events.sqlite');
-  const open = () => new SqliteEventStore(file, { ledgerChainWorker: join(__dirname, '../../../../../test/fixtures/ledger-chain-worker.js') });
+  const open = () => new SqliteEventStore(file, { chainInWorker: true });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   // Loading the sources in the worker takes seconds.

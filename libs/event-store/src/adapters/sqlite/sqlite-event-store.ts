@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
+import { LedgerChainWorker } from '@im/sqlite-runtime';
 import {
   type AppendOptions,
   type AppendResult,
@@ -16,7 +17,6 @@ import {
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
-import { LedgerChainWorker } from '../../ledger-chain-worker';
 import { TurnBatch } from './turn-batch';
 
 interface EventRow {
@@ -62,20 +62,21 @@ const CHAIN_TIPS = 10_000;
  * A batch of fewer events is chained in its transaction, on the main thread:
  * the event loop spends about as much handing it to the worker and taking the
  * answer back, and the append is answered sooner (docs/benchmarks.md, "Night
- * of 2026-11-28").
+ * of 2026-11-28"; handing every batch over showed no gain either:
+ * "SQLite runtime: what each worker earns").
  */
 const CHAIN_HERE_BELOW_EVENTS = 24;
 
 export interface SqliteEventStoreOptions {
   /** How often a follower looks for appends made by other processes. */
   pollIntervalMs?: number;
-  /** WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background. */
-  autoCheckpointPages?: number;
   /**
-   * A script that calls serveLedgerChaining() when run as a worker thread (the
-   * api's bundle): the ledger's links are then computed there.
+   * Computes the ledger's links in a worker thread (@im/sqlite-runtime's
+   * LedgerChainWorker), started with the store: the api's store, which takes
+   * the appends. Without (the projector, tests), they are computed in the
+   * append's transaction.
    */
-  ledgerChainWorker?: string;
+  chainInWorker?: boolean;
 }
 
 /**
@@ -140,7 +141,6 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('busy_timeout = 5000');
     // The dedup keys are random, so every append's lookup lands on its own pages: 16 MiB (not 2) keeps more of them in memory.
     this.db.pragma('cache_size = -16384');
-    if (options.autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${options.autoCheckpointPages}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position    INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -200,7 +200,7 @@ export class SqliteEventStore implements EventStore {
     });
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
-    this.chainWorker = options.ledgerChainWorker ? LedgerChainWorker.start(options.ledgerChainWorker) : undefined;
+    this.chainWorker = options.chainInWorker ? LedgerChainWorker.start() : undefined;
   }
 
   append(

@@ -1,2 +1,1 @@
 export * from './sqlite-read-store';
-export type { SqliteBackgroundWrites, WriteStep } from './sqlite-writes';

@@ -18,9 +18,10 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
+import { BackgroundReads, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
-import { type SqliteBackgroundWrites, SqliteWrites, type WriteStep } from './sqlite-writes';
+import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
 import { SqliteNotificationStore } from './sqlite-notification-store';
@@ -36,32 +37,24 @@ const UPSERT_FAULT = `INSERT INTO projection_faults (projection, position, event
   ON CONFLICT (projection, position) DO UPDATE SET error = excluded.error,
     first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`;
 
-/** The settings of the store's connection during a bulk load, for another connection that finishes its work. */
-export interface BulkLoadSettings {
-  /** SQLite's `cache_size`. */
-  cacheSize: number;
-  busyTimeoutMs: number;
-}
-
-/** How a read's rows come back: each row's one column (`pluck`), or each row as an array of its columns (`raw`). */
-export type RowShape = 'pluck' | 'raw';
-
 /**
- * Reads run on another connection to the same file, off the event loop (a
- * worker thread). `all` answers undefined when it cannot run the read (not
- * started yet, stopped, or the statement failed there): the store then runs
- * it on its own connection, which raises any error where it belongs.
+ * Reads run on another connection to the same file, off the event loop (the
+ * runtime's BackgroundReads). `all` answers undefined when it cannot run the
+ * read (not started yet, stopped, or the statement failed there): the store
+ * then runs it on its own connection, which raises any error where it belongs.
  */
-export interface SqliteBackgroundReads {
-  all(sql: string, params: unknown[], shape: RowShape): Promise<unknown[] | undefined>;
-  close(): Promise<void>;
-}
+export type SqliteBackgroundReads = Pick<BackgroundReads, 'all' | 'close'>;
 
 export interface SqliteReadStoreOptions {
-  autoCheckpointPages?: number;
-  buildIndexes?: (statements: string[], settings: BulkLoadSettings) => Promise<void>;
+  /**
+   * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
+   * incident lists, loads of incidents by id and timeline pages on a
+   * read-only connection of their own (started with the first such read).
+   * Without (most tests), they run on the store's connection.
+   */
+  workers?: boolean;
+  /** In place of the reads' worker `workers` opens: a test's, which watches or replaces it. */
   backgroundReads?: SqliteBackgroundReads;
-  backgroundWrites?: SqliteBackgroundWrites;
 }
 
 /** A list's statement and parameters, planned from the query and the indexes present when it runs. */
@@ -74,8 +67,8 @@ class ListReads {
     private readonly background: SqliteBackgroundReads | undefined,
   ) {}
 
-  async all(plan: ListPlan, shape: RowShape, { inBackground = true } = {}): Promise<unknown[]> {
-    if (this.background && inBackground) {
+  async all(plan: ListPlan, shape: RowShape): Promise<unknown[]> {
+    if (this.background) {
       const { sql, params } = plan();
       const rows = await this.background.all(sql, params, shape);
       if (rows) return rows;
@@ -87,19 +80,11 @@ class ListReads {
   }
 }
 
-/**
- * Timeline pages up to this many rows are read in the background (a phone's
- * quick timeline, small pages); larger ones carry more bytes across threads
- * than their statement costs in place (docs/decisions.md).
- */
-const BACKGROUND_PAGE_ROWS = 20;
-
 export class SqliteReadStore implements ReadStore {
   private readonly db: Database.Database;
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly collections: Map<string, SqliteCollection>;
-  private readonly buildIndexes: SqliteReadStoreOptions['buildIndexes'];
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
@@ -114,23 +99,17 @@ export class SqliteReadStore implements ReadStore {
 
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
-   * `autoCheckpointPages`: WAL pages after which a commit checkpoints on its own (SQLite's default: 1000); raised when checkpoints run in the background.
-   * `buildIndexes`: builds the indexes that end a bulk load elsewhere than on this connection (a worker thread), given the statements and this connection's settings during the load.
-   * `backgroundReads`: runs the incident lists, loads of incidents by id (findMany) and small timeline pages on another connection (a worker thread); closed with the store.
-   * `backgroundWrites`: runs every write transaction on another connection (a worker thread), outside a bulk load; closed with the store.
    */
   constructor(
     file: string,
     projections: Projection<unknown>[] = ALL_PROJECTIONS,
-    { autoCheckpointPages, buildIndexes, backgroundReads, backgroundWrites }: SqliteReadStoreOptions = {},
+    { workers = false, backgroundReads = workers ? new BackgroundReads(file, (message) => console.error(message)) : undefined }: SqliteReadStoreOptions = {},
   ) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
-    if (autoCheckpointPages !== undefined) this.db.pragma(`wal_autocheckpoint = ${autoCheckpointPages}`);
-    this.buildIndexes = buildIndexes;
     this.backgroundReads = backgroundReads;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
@@ -144,7 +123,7 @@ export class SqliteReadStore implements ReadStore {
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
     this.sql = new StatementCache(this.db);
-    this.writes = new SqliteWrites(this.db, this.sql, backgroundWrites);
+    this.writes = new SqliteWrites(this.db, this.sql);
     const lists = new ListReads(this.sql, backgroundReads);
     this.incidents = new SqliteIncidentQueries(this.db, this.sql, lists, this.collection('incidents'), this.collection('assignments'));
     this.timeline = new SqliteTimelineQueries(this.db, lists, this.collection('timeline'));
@@ -252,8 +231,6 @@ export class SqliteReadStore implements ReadStore {
    */
   async bulkLoad<T>(work: () => Promise<T>, { projections, crashSafe = false }: BulkLoadOptions = {}): Promise<T> {
     const loaded = projections ? projections.map((name) => this.collection(name)) : [...this.collections.values()];
-    await this.writes.settled();
-    this.writes.inPlace = true;
     loaded.forEach((collection) => collection.dropIndexes());
     if (!crashSafe) this.db.pragma('synchronous = OFF');
     // The rebuild's process exits afterwards; a serving api keeps what the cache grew to (the allocator rarely returns it).
@@ -261,21 +238,14 @@ export class SqliteReadStore implements ReadStore {
     try {
       return await work();
     } finally {
-      const build = this.buildIndexes;
-      const settings: BulkLoadSettings = {
-        cacheSize: this.db.pragma('cache_size', { simple: true }) as number,
-        busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
-      };
-      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, settings)));
+      for (const collection of loaded) await collection.restoreIndexes();
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
-      this.writes.inPlace = false;
     }
   }
 
   async close(): Promise<void> {
-    await this.writes.close();
     await this.backgroundReads?.close();
     if (this.db.open) this.db.close();
   }
@@ -434,7 +404,7 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
-    const rows = (await this.lists.all(() => this.page(query), 'raw', { inBackground: query.limit <= BACKGROUND_PAGE_ROWS })) as TimelineColumns[];
+    const rows = (await this.lists.all(() => this.page(query), 'raw')) as TimelineColumns[];
     return rows.map((row) => toRow(row, this.docAt));
   }
 

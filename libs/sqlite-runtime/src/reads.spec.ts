@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ReadModelCatchingUpError } from '@im/read-models';
 import { SqliteReadStore } from '@im/read-models/sqlite';
-import { BackgroundReads } from './background-reads';
+import { BackgroundReads } from './reads';
 import { docsDatabase } from './docs-database.fixture';
 
 // A statement that keeps SQLite busy for a while: the sum of the first few million integers.

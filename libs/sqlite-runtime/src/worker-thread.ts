@@ -1,77 +1,40 @@
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { type Numbered, type ServingWorkerMessage, STOP, type SqliteWorkerError } from './messages';
 
-/** The message that ends a serving worker. */
-export const STOP = 'stop';
+/** The main thread's side of the workers: how one starts, and the two ways it is asked (once, or request by request). */
+
+/** The workers, one file each: `workers/<name>.worker.ts`. */
+export type WorkerName = 'ledger-chain' | 'quick-check' | 'reads';
 
 /**
- * The start of every SQLite worker of the embedded stores. The bundled api
- * has no file of its own for a worker, so a worker's code is evaluated, and
- * `loadDatabase()` finds better-sqlite3 in the entry script's node_modules
- * (or the working directory's). `serveRequests(open, handle)` is the worker
- * side of ServingSqliteWorker: `open(Database)` answers the connection,
- * `handle(db, request)` each request's answer.
+ * Starts `workers/<name>.worker` in a thread of its own. From the sources
+ * (tests, ts-node) this file is TypeScript, and so is the worker, run through
+ * tsx; in a built app this code is part of the app's bundle, and each
+ * worker's own bundle lies in `workers/` beside it (libs/sqlite-runtime/webpack.config.js).
  */
-const PREAMBLE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createRequire } = require('node:module');
-const loadDatabase = () => {
-  try { return createRequire(workerData.entry)('better-sqlite3'); } catch { return createRequire(process.cwd() + '/')('better-sqlite3'); }
-};
-const serveRequests = (open, handle) => {
-  let db;
-  try {
-    db = open(loadDatabase());
-  } catch (error) {
-    parentPort.postMessage({ failed: { message: error.message, code: error.code } });
-    process.exit(0);
-  }
-  parentPort.on('message', (request) => {
-    if (request === '${STOP}') {
-      db.close();
-      parentPort.close();
-      return;
-    }
-    // A batch of requests (those asked in one turn of the asker's event loop) is answered in one message.
-    if (Array.isArray(request)) parentPort.postMessage(request.map((one) => ({ id: one.id, ...handle(db, one) })));
-    else parentPort.postMessage({ id: request.id, ...handle(db, request) });
-  });
-  parentPort.postMessage({ ready: true });
-};
-`;
-
-/** How a worker reports a failure: with SQLite's code (SQLITE_FULL, SQLITE_CORRUPT), so it is classified like any storage fault. */
-export interface SqliteWorkerError {
-  message: string;
-  code?: string;
-}
-
-/** Starts `code` (plain JavaScript, after the preamble) in a worker thread with `workerData`. */
-export function startSqliteWorker(code: string, workerData: Record<string, unknown>): Worker {
-  return new Worker(PREAMBLE + code, { eval: true, workerData: { ...workerData, entry: process.argv[1] ?? `${process.cwd()}/` } });
+export function startWorker(name: WorkerName, workerData: unknown): Worker {
+  if (__filename.endsWith('.ts')) return new Worker(join(__dirname, 'workers', `${name}.worker.ts`), { workerData, execArgv: ['--require', require.resolve('tsx/cjs')] });
+  return new Worker(join(__dirname, 'workers', `${name}.worker.js`), { workerData });
 }
 
 /** The worker's failure as an Error carrying SQLite's code. */
 export const sqliteWorkerError = ({ message, code }: SqliteWorkerError): Error => Object.assign(new Error(message), { code });
 
 /**
- * Runs `code` in a worker thread that answers once: an answer with `error`
- * rejects with that error and its code, any other resolves; a thread that
- * fails, or ends without answering, rejects.
+ * Runs a worker that answers once: an answer with `error` rejects with that
+ * error and its code, any other resolves; a thread that fails, or ends
+ * without answering, rejects.
  */
-export function askSqliteWorker<T extends object>(code: string, workerData: Record<string, unknown>): Promise<T> {
+export function askWorker<T extends object>(name: WorkerName, workerData: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
-    const worker = startSqliteWorker(code, workerData);
-    worker.once('message', (answer: T & { error?: SqliteWorkerError }) =>
-      answer.error ? reject(sqliteWorkerError(answer.error)) : resolve(answer),
-    );
+    const worker = startWorker(name, workerData);
+    worker.once('message', (answer: T & { error?: SqliteWorkerError }) => (answer.error ? reject(sqliteWorkerError(answer.error)) : resolve(answer)));
     worker.once('error', reject);
     // After an answer this changes nothing; without one the caller must not wait for ever.
     worker.once('exit', (exitCode) => reject(new Error(`a SQLite worker ended (exit code ${exitCode}) before it answered`)));
   });
 }
-
-/** Ready, could not open its file, or the answer to request `id`. */
-type ServingWorkerMessage<Answer> = { ready: true } | { failed: SqliteWorkerError } | ({ id: number } & Answer) | ({ id: number } & Answer)[];
 
 /** What a serving worker's failures are reported as: "<name> stopped (…); <fallback>". */
 export interface ServingWorkerNames {
@@ -92,19 +55,19 @@ export interface ServingWorkerNames {
  * or is closed, requests are answered undefined and the caller does the work
  * itself. It keeps the process alive only while a request waits.
  */
-export class ServingSqliteWorker<Request extends object, Answer extends object> {
+export class ServingWorker<Request extends object, Answer extends object> {
   private worker: Worker | undefined;
   private ready = false;
   private stopped = false;
   private nextId = 0;
   private readonly waiting = new Map<number, (answer: Answer | undefined) => void>();
-  private queued: ({ id: number } & Request)[] = [];
+  private queued: Numbered<Request>[] = [];
   private ended: Promise<unknown> = Promise.resolve();
   /** Resolves true once the worker serves, false if it fails or is closed before. */
   private serving: Promise<boolean> = Promise.resolve(false);
 
   constructor(
-    private readonly code: string,
+    private readonly name: WorkerName,
     private readonly workerData: Record<string, unknown>,
     private readonly names: ServingWorkerNames,
     private readonly onFailure: (message: string) => void,
@@ -149,7 +112,7 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
   start(): Promise<boolean> {
     if (this.stopped) return Promise.resolve(false);
     if (this.worker) return this.serving;
-    const worker = startSqliteWorker(this.code, this.workerData);
+    const worker = startWorker(this.name, this.workerData);
     this.worker = worker;
     worker.unref();
     this.ended = new Promise((resolve) => worker.once('exit', resolve));
@@ -168,7 +131,7 @@ export class ServingSqliteWorker<Request extends object, Answer extends object> 
     return this.serving;
   }
 
-  private answer({ id, ...answer }: { id: number } & Answer): void {
+  private answer({ id, ...answer }: Numbered<Answer>): void {
     this.settle(id, answer as unknown as Answer);
   }
 
