@@ -14,7 +14,7 @@ const RESOLVE = 'im.alert.resolve';
 
 const incident = (status: string): IncidentState =>
   ({ id: BOUND, title: 'Disk', severity: 'SEV-3', status, createdAt: T0, updatedAt: T0 }) as IncidentState;
-const facts = (over: Partial<RoutingFacts> = {}): RoutingFacts => ({ bound: undefined, boundIncident: undefined, drawn: DRAWN, ...over });
+const facts = (over: Partial<RoutingFacts> = {}): RoutingFacts => ({ bound: undefined, boundIncident: undefined, ...over });
 
 describe('routeEvent', () => {
   it('answers a duplicate before anything else', () => {
@@ -34,8 +34,8 @@ describe('routeEvent', () => {
   });
 
   it('opens a new incident for a declare or a trigger without subject or fingerprint', () => {
-    expect(routeEvent({ type: 'im.incident.declare' }, facts())).toEqual({ kind: 'open', incidentId: DRAWN });
-    expect(routeEvent({ type: TRIGGER }, facts())).toEqual({ kind: 'open', incidentId: DRAWN });
+    expect(routeEvent({ type: 'im.incident.declare' }, facts())).toEqual({ kind: 'open' });
+    expect(routeEvent({ type: TRIGGER }, facts())).toEqual({ kind: 'open' });
   });
 
   it("joins a trigger to its fingerprint's unresolved incident (one claimed but never written too), else opens one and claims the fingerprint", () => {
@@ -44,7 +44,7 @@ describe('routeEvent', () => {
     }
     expect(routeEvent({ type: TRIGGER, fingerprint: 'disk' }, facts({ bound: BOUND }))).toEqual({ kind: 'join', incidentId: BOUND });
     for (const boundFacts of [facts(), facts({ bound: BOUND, boundIncident: incident('resolved') }), facts({ bound: BOUND, boundIncident: incident('closed') })]) {
-      expect(routeEvent({ type: TRIGGER, fingerprint: 'disk' }, boundFacts)).toEqual({ kind: 'open', incidentId: DRAWN, claims: 'disk' });
+      expect(routeEvent({ type: TRIGGER, fingerprint: 'disk' }, boundFacts)).toEqual({ kind: 'open', claims: 'disk' });
     }
   });
 
@@ -100,13 +100,17 @@ describe('alert routing over any history of one fingerprint', () => {
             continue;
           }
           const drawn = `INC-${incidents.size.toString(16).padStart(8, '0')}`;
-          const route: Route = routeEvent({ type: TRIGGER, fingerprint: 'disk' }, { bound, boundIncident: bound === undefined ? undefined : incidents.get(bound), drawn });
+          const route: Route = routeEvent({ type: TRIGGER, fingerprint: 'disk' }, { bound, boundIncident: bound === undefined ? undefined : incidents.get(bound) });
+          let incidentId = drawn;
           if (route.kind === 'open') {
             expect(route.claims).toBe('disk');
-            bound = fingerprintDecider.decide({ kind: 'claim', fingerprint: 'disk', incidentId: route.incidentId }, bound).reduce(fingerprintDecider.evolve, bound);
-          } else expect(route).toEqual({ kind: 'join', incidentId: bound });
-          store(route.incidentId, { type: TRIGGER, fingerprint: 'disk' });
-          expect(bound).toBe(route.incidentId);
+            bound = fingerprintDecider.decide({ kind: 'claim', fingerprint: 'disk', incidentId }, bound).reduce(fingerprintDecider.evolve, bound);
+          } else {
+            expect(route).toEqual({ kind: 'join', incidentId: bound });
+            incidentId = route.kind === 'join' ? route.incidentId : '';
+          }
+          store(incidentId, { type: TRIGGER, fingerprint: 'disk' });
+          expect(bound).toBe(incidentId);
           const open = [...incidents.values()].filter((state) => state!.status !== 'resolved' && state!.status !== 'closed');
           expect(open.map((state) => state!.id)).toEqual([bound]);
           expect(incidents.get(bound!)?.firingAlerts).toEqual(['disk']);

@@ -46,8 +46,6 @@ export interface RoutingFacts {
   bound: FingerprintState;
   /** The state of the incident it names. */
   boundIncident: IncidentState;
-  /** A freshly drawn incident id, for an event that opens an incident. */
-  drawn: string;
 }
 
 /** Where an event goes (decisions.md, "An event without subject"). */
@@ -57,8 +55,8 @@ export type Route =
   | { kind: 'existing'; incidentId: string }
   /** A trigger joins its fingerprint's unresolved incident, and may be stored there only while it stays unresolved. */
   | { kind: 'join'; incidentId: string }
-  /** It opens a new incident (whose stream must not exist yet); `claims`: the fingerprint whose alerts join it from now on. */
-  | { kind: 'open'; incidentId: string; claims?: string };
+  /** It opens a new incident, under an id drawn for it; `claims`: the fingerprint whose alerts join it from now on. */
+  | { kind: 'open'; claims?: string };
 
 const mayOpen = (type: string) => type === INCIDENT_EVENT_TYPES.declare || type === ALERT_TRIGGER_TYPE;
 
@@ -68,7 +66,7 @@ export function fingerprintToConsult({ type, named, fingerprint }: RoutedEvent):
 }
 
 /** Dedup, then routing: a pure answer over what was read; throws a DomainError for an event that goes nowhere. */
-export function routeEvent(event: RoutedEvent, { duplicate, bound, boundIncident, drawn }: RoutingFacts): Route {
+export function routeEvent(event: RoutedEvent, { duplicate, bound, boundIncident }: RoutingFacts): Route {
   if (duplicate) return { kind: 'duplicate', ...duplicate };
   const { type, named, fingerprint } = event;
   if (named !== undefined) {
@@ -79,11 +77,11 @@ export function routeEvent(event: RoutedEvent, { duplicate, bound, boundIncident
   }
   switch (type) {
     case INCIDENT_EVENT_TYPES.declare:
-      return { kind: 'open', incidentId: drawn };
+      return { kind: 'open' };
     case ALERT_TRIGGER_TYPE:
-      if (fingerprint === undefined) return { kind: 'open', incidentId: drawn };
+      if (fingerprint === undefined) return { kind: 'open' };
       // A claim whose incident was never written (a crash in between, before claims were atomic) is reused.
-      return bound !== undefined && unresolved(boundIncident) ? { kind: 'join', incidentId: bound } : { kind: 'open', incidentId: drawn, claims: fingerprint };
+      return bound !== undefined && unresolved(boundIncident) ? { kind: 'join', incidentId: bound } : { kind: 'open', claims: fingerprint };
     case ALERT_RESOLVE_TYPE:
       if (fingerprint === undefined) throw new InvalidError('im.alert.resolve needs subject or im.fingerprint');
       if (bound === undefined) throw new NotFoundError(`No incident has joined fingerprint ${fingerprint}`);
