@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@im/cloudevents';
-import type { EventStore } from '@im/event-store';
+import { type EventStore, WrongExpectedRevisionError } from '@im/event-store';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { ConflictError } from '@im/incidents';
 import type { Clock } from './clock';
@@ -141,6 +141,38 @@ describe('CommandHandler', () => {
     const { handler } = handlerWith(2);
     await store.append('list-taken', [event()], 'no_stream');
     await expect(handler.execute(ids, () => 'list-taken', decided(() => [event()]), stored)).rejects.toThrow(StreamTakenError);
+  });
+
+  it('appends commands on several streams as one: where one stream moved since it was read, neither is written, and the loop decides again', async () => {
+    const { handler, pauses } = handlerWith();
+    await store.append('list-claims', [event('c0')], 'no_stream');
+    const stale = await handler.current(ids, 'list-claims');
+    await store.append('list-claims', [event('foreign')], 0n);
+    const both = (base: typeof stale) => [
+      { model: ids, key: 'list-claims', command: decided(() => [event()]), base, ...stored },
+      { model: ids, key: 'list-opened', command: decided(() => [event('opened')]), ...stored },
+    ];
+    await expect(handler.together(both(stale))).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(await store.readStream('list-opened')).toEqual([]);
+    let attempts = 0;
+    const { written } = await handler.run('list', async () => {
+      const together = await handler.together(both(attempts++ === 0 ? stale : await handler.current(ids, 'list-claims')));
+      return { written: together, position: together[1].position };
+    });
+    expect(attempts).toBe(2);
+    expect(pauses).toEqual([10]);
+    expect(written.map((w) => (w.state as string[]).length)).toEqual([3, 1]);
+    expect(written[1].position).toBeGreaterThan(written[0].position);
+  });
+
+  it('answers a command once the read models show its write, or at once when told not to wait', async () => {
+    const waited: bigint[] = [];
+    const { clock } = fakeClock();
+    const views = { waitFor: async (position: bigint) => void waited.push(position) } as unknown as ReadYourWrites;
+    const handler = new CommandHandler(store, clock, new RetryPolicy(clock), randomIds, views);
+    const { position } = await handler.execute(ids, 'list-7', decided(() => [event()]), stored);
+    await handler.execute(ids, 'list-7', decided(() => [event()]), { ...stored, wait: false });
+    expect(waited).toEqual([position]);
   });
 
   it('reads no event it folded before, nor the ones it appended (the store answers them)', async () => {
