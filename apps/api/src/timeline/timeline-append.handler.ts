@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { type Duplicate, type FingerprintState, incidentIdOfStream, type StreamEvent } from '@im/incidents';
+import { type Duplicate, type FingerprintState, incidentIdOfStream, RouteChangedError, type StreamEvent } from '@im/incidents';
 import {
   CLOCK,
   type Clock,
@@ -40,6 +40,9 @@ const duplicateAnswer = ({ eventId, incidentId }: Duplicate): AppendAnswer => ({
  */
 @Injectable()
 export class TimelineAppendHandler {
+  /** Per fingerprint, the opening of its incident under way in this process. */
+  private readonly opening = new Map<string, Promise<unknown>>();
+
   /** The ledger as planning consults it: every stored event, and the fingerprints' claims. */
   private readonly ledger: AppendLookups<StoredFingerprint> = {
     // Asked together, the keys share one lookup of the store; the first key found still decides.
@@ -101,16 +104,30 @@ export class TimelineAppendHandler {
    * A new incident under a freshly drawn id (a taken one is a conflict: drawn
    * again), with the claim of the alert's fingerprint at the revision routing
    * read: one atomic append, so no claim names an incident that was never written.
+   * While another alert of the fingerprint opens one in this process, the
+   * alert waits for it and is routed again (it joins it) instead of racing it.
    */
   private async open(event: CloudEvent, { route, dedupKeys, fingerprint }: AppendPlan<StoredFingerprint>): Promise<Recorded> {
+    const claims = route.kind === 'open' ? route.claims : undefined;
+    const inFlight = claims === undefined ? undefined : this.opening.get(claims);
+    if (inFlight) {
+      await inFlight.catch(() => undefined);
+      throw new RouteChangedError(`Fingerprint ${claims} was claimed while the alert was routed`);
+    }
     const incidentId = this.ids.incidentId();
     const { stored, command } = recording(event, incidentId, route);
     const opening: StreamCommand<unknown, unknown, unknown>[] = [{ model: incidentWrites, key: incidentId, command, envelope: () => stored, dedupKeys }];
-    if (route.kind === 'open' && route.claims !== undefined && fingerprint) {
-      const claim = { kind: 'claim' as const, fingerprint: route.claims, incidentId };
-      opening.unshift({ model: fingerprintWrites, key: route.claims, command: claim, envelope: (decided: StreamEvent) => this.claimEvent(decided), base: fingerprint.claims });
+    if (claims !== undefined && fingerprint) {
+      const claim = { kind: 'claim' as const, fingerprint: claims, incidentId };
+      opening.unshift({ model: fingerprintWrites, key: claims, command: claim, envelope: (decided: StreamEvent) => this.claimEvent(decided), base: fingerprint.claims });
     }
-    const written = await this.commands.together(opening);
+    const writing = this.commands.together(opening);
+    if (claims !== undefined) {
+      this.opening.set(claims, writing);
+      const done = () => this.opening.get(claims) === writing && this.opening.delete(claims);
+      writing.then(done, done);
+    }
+    const written = await writing;
     return { answer: { event_id: event.id, created: true, incident_id: incidentId }, position: written[written.length - 1].position };
   }
 
