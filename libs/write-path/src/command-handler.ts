@@ -134,8 +134,13 @@ export class CommandHandler {
       if (error instanceof WrongExpectedRevisionError) throw new ConflictError(`The ${subject} changed while the request was decided; retry it`);
       throw error;
     }
-    if (wait && answer.position !== undefined) await this.views.waitFor(answer.position);
+    if (wait && answer.position !== undefined) await this.waitFor(answer.position);
     return answer;
+  }
+
+  /** The wait `execute` and `run` make, for a caller that ran many commands without it (an alert payload): once, for the last. */
+  waitFor(position: bigint): Promise<void> {
+    return this.views.waitFor(position);
   }
 
   /** One attempt of a command on one stream, decided on its state as it stands (with the writes queued behind an append in flight). */
