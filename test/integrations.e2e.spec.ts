@@ -30,7 +30,11 @@ beforeAll(async () => {
   t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   store = t.app.get<EventStore>(EVENT_STORE);
   const append = store.append.bind(store);
-  store.append = (...args) => (storageFails ? Promise.reject(Object.assign(new Error('storage fault'), { code: storageFails })) : append(...args));
+  const appendMulti = store.appendMulti.bind(store);
+  const fault = () => Promise.reject(Object.assign(new Error('storage fault'), { code: storageFails }));
+  store.append = (...args) => (storageFails ? fault() : append(...args));
+  // An alert that opens an incident is appended with its fingerprint's claim, in one appendMulti.
+  store.appendMulti = (...args) => (storageFails ? fault() : appendMulti(...args));
   await t.app.listen(0, '127.0.0.1');
 });
 afterAll(() => t.close());

@@ -29,12 +29,12 @@ export function toCloudEvent(event: IncidentEvent, context: EnvelopeContext): Cl
   return withSender(envelope, context.sender);
 }
 
-/** The view of a stored CloudEvent that the incident fold reads. */
-export function toLedgerEvent(event: CloudEvent, incidentId?: string): LedgerEvent {
+/** The view of a stored CloudEvent that the incident fold reads; `time`: when the ledger recorded it, where the fold needs that. */
+export function toLedgerEvent(event: CloudEvent, incidentId?: string, time = event.time): LedgerEvent {
   return {
     type: event.type,
     incidentId: incidentId ?? incidentIdOfSubject(event.subject) ?? '',
-    time: event.time,
+    time,
     data: event.data,
     fingerprint: event['im.fingerprint'],
     visibility: event['im.visibility'],

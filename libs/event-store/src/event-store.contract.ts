@@ -270,6 +270,58 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
         .forEach((a) => expect(a.reason).toBeInstanceOf(DuplicateEventError));
     });
 
+    it('appends to several streams as one, each part at its revision and with its own dedup keys', async () => {
+      const other = `${stream}-other`;
+      await store.append(stream, [event('im.test.first')], 'no_stream');
+      const [a, b] = await store.appendMulti([
+        { streamId: stream, events: [event('im.test.a')], expected: 0n },
+        { streamId: other, events: [event('im.test.b1'), event('im.test.b2')], expected: 'no_stream', dedupKeys: [`key:${other}`] },
+      ]);
+      expect([a.nextExpectedRevision, b.nextExpectedRevision]).toEqual([1n, 1n]);
+      expect(b.position).toBeGreaterThan(a.position);
+      expect((await store.readStream(stream)).map((r) => r.event.type)).toEqual(['im.test.first', 'im.test.a']);
+      const written = await store.readStream(other);
+      expect(written.map((r) => r.event.type)).toEqual(['im.test.b1', 'im.test.b2']);
+      expect(written[1].position).toBe(b.position);
+      expectChained(written);
+      expect((await store.findByDedupKey(`key:${other}`))?.streamId).toBe(other);
+    });
+
+    it('writes no part of an append to several streams when one part is refused', async () => {
+      const other = `${stream}-other`;
+      await store.append(stream, [event()], 'no_stream', { dedupKeys: [`key:${stream}`] });
+      const stale = store.appendMulti([
+        { streamId: other, events: [event('im.test.lost')], expected: 'no_stream', dedupKeys: [`fresh:${other}`] },
+        { streamId: stream, events: [event('im.test.lost')], expected: 'no_stream' },
+      ]);
+      await expect(stale).rejects.toMatchObject({ constructor: WrongExpectedRevisionError, streamId: stream });
+      const taken = store.appendMulti([
+        { streamId: other, events: [event('im.test.lost')], expected: 'no_stream' },
+        { streamId: `${stream}-third`, events: [event('im.test.lost')], expected: 'no_stream', dedupKeys: [`key:${stream}`] },
+      ]);
+      await expect(taken).rejects.toBeInstanceOf(DuplicateEventError);
+      expect(await store.readStream(other)).toEqual([]);
+      expect(await store.readStream(`${stream}-third`)).toEqual([]);
+      expect(await store.findByDedupKey(`fresh:${other}`)).toBeUndefined();
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+
+    it('lets exactly one of many concurrent appends to the same new streams through', async () => {
+      const other = `${stream}-other`;
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          store.appendMulti([
+            { streamId: other, events: [event('im.test.claim', { i })], expected: 'no_stream' },
+            { streamId: `${stream}-${i}`, events: [event('im.test.opened', { i })], expected: 'no_stream' },
+          ]),
+        ),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      const [claim] = await store.readStream(other);
+      const opened = await Promise.all(Array.from({ length: 10 }, (_, i) => store.readStream(`${stream}-${i}`)));
+      expect(opened.flat().map((r) => r.event.data)).toEqual([claim.event.data]);
+    });
+
     it('keeps every acknowledged append when opened again', async () => {
       const appended = [event('im.test.a'), event('im.test.b')];
       await store.append(stream, appended, 'no_stream');

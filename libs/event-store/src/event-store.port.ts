@@ -49,6 +49,13 @@ export interface AppendOptions {
   dedupKeys?: string[];
 }
 
+/** One stream's part of an append to several streams at once. */
+export interface StreamAppend extends AppendOptions {
+  streamId: string;
+  events: CloudEvent[];
+  expected: ExpectedRevision;
+}
+
 export interface EventStore {
   /**
    * Appends atomically, each event with its ledger record: salts drawn now and the links
@@ -56,6 +63,12 @@ export interface EventStore {
    * not where the caller expected, DuplicateEventError when a dedup key is taken.
    */
   append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Appends to several streams (each named once) as one: every part is written, each as `append` writes it
+   * and with its own dedup keys, or none is. The first part refused answers for all of them
+   * (WrongExpectedRevisionError naming its stream, DuplicateEventError); the results are in the parts' order.
+   */
+  appendMulti(appends: StreamAppend[]): Promise<AppendResult[]>;
   /** The first event appended with this dedup key, if any. */
   findByDedupKey(key: string): Promise<RecordedEvent | undefined>;
   /** The last link of each of the stream's chains (none for an empty stream), read from its last event alone. */

@@ -50,6 +50,8 @@ export type RecordEvent = {
   kind: 'record';
   incidentId: string;
   event: LedgerEvent;
+  /** Routed by its fingerprint to an unresolved incident: it may join it only while it stays so (RouteChangedError). */
+  whileUnresolved?: boolean;
 };
 
 export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote | ChangeSeverity;

@@ -11,7 +11,9 @@ import {
   TITLE_MAX_LENGTH,
 } from './incident';
 import type { AddNote, AssignRole, ChangeSeverity, DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
+import type { Decider } from './decider';
 import {
+  ALERT_RESOLVE_TYPE,
   ALERT_TRIGGER_TYPE,
   DEFAULT_ALERT_SEVERITY,
   INCIDENT_EVENT_TYPES,
@@ -25,6 +27,7 @@ import {
 import { ConflictError, incidentNotFound, InvalidError, shortened } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
 import { noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from './responder-rules';
+import { incidentStreamId } from './stream-names';
 
 export const initialState: IncidentState = undefined;
 
@@ -214,7 +217,8 @@ function decideTransition(command: TransitionIncident, state: IncidentState): In
  * allows (a repeat is stored and changes nothing), anything else needs the
  * incident to exist.
  */
-export function decideRecord({ incidentId, event }: RecordEvent, state: IncidentState): LedgerEvent[] {
+export function decideRecord({ incidentId, event, whileUnresolved }: RecordEvent, state: IncidentState): LedgerEvent[] {
+  if (whileUnresolved && !unresolved(state)) throw new RouteChangedError(`Incident ${incidentId} changed while the event was routed to it`);
   const data = event.data ?? {};
   // Role changes carry an authorization rule (the commander decides): only assignRole records them.
   if (event.type === ROLE_ASSIGNED_TYPE) throw new InvalidError(`${ROLE_ASSIGNED_TYPE} is recorded by the assignRole mutation only`);
@@ -274,12 +278,39 @@ function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | und
   }
 }
 
+/** Not resolved or closed yet: an alert of its fingerprint joins it. An incident that was claimed but never written counts as open. */
+export const unresolved = (state: IncidentState) => !state || (state.status !== 'resolved' && state.status !== 'closed');
+
+/** The incident an event was routed to changed before the event was stored there: route it again. */
+export class RouteChangedError extends ConflictError {}
+
 /**
- * Folds one event into the state. Events it does not know (notes, alerts on
- * an open incident, …) leave the incident as it is, so the same fold serves
+ * Folds one event into the state: the fold the write side decides on and the
+ * incident read model shows. Events it does not know (notes, alerts on an
+ * open incident, …) leave the incident as it is, so the same fold serves
  * every stream reader.
  */
 export function evolve(state: IncidentState, event: IncidentEvent | LedgerEvent): IncidentState {
+  return withFiringAlerts(evolveLifecycle(state, event), event);
+}
+
+/**
+ * Which of the incident's alerts fire now: an alert is one fingerprint, so a
+ * repeated trigger counts once, a resolve removes it, and a later trigger of
+ * the same fingerprint (a re-fire) counts it again.
+ */
+function withFiringAlerts(incident: IncidentState, event: IncidentEvent | LedgerEvent): IncidentState {
+  const fingerprint = 'fingerprint' in event ? event.fingerprint : undefined;
+  if (!incident || fingerprint === undefined || (event.type !== ALERT_TRIGGER_TYPE && event.type !== ALERT_RESOLVE_TYPE)) return incident;
+  const others = (incident.firingAlerts ?? []).filter((firing) => firing !== fingerprint);
+  const firingAlerts = event.type === ALERT_TRIGGER_TYPE ? [...others, fingerprint] : others;
+  const next: Incident = { ...incident, firingAlerts };
+  // Absent rather than empty, as for an incident that never had an alert.
+  if (firingAlerts.length === 0) delete next.firingAlerts;
+  return next;
+}
+
+function evolveLifecycle(state: IncidentState, event: IncidentEvent | LedgerEvent): IncidentState {
   const data = (event.data ?? {}) as Record<string, unknown>;
   if (!state) {
     if (event.type === INCIDENT_EVENT_TYPES.declare) {
@@ -304,3 +335,12 @@ export function evolve(state: IncidentState, event: IncidentEvent | LedgerEvent)
   if (outcome === REFUSED || outcome === UNCHANGED) return state;
   return { ...state, status: outcome, updatedAt: event.time };
 }
+
+/** An incident's stream: the commands of responders, and the events recorded through the timeline. */
+export const incidentDecider: Decider<IncidentCommand | RecordEvent, IncidentState, IncidentEvent | LedgerEvent> = {
+  stream: { subject: 'incident', streamId: incidentStreamId },
+  initialState,
+  decide: (command, state) => (command.kind === 'record' ? decideRecord(command, state) : decide(command, state)),
+  evolve,
+};
+

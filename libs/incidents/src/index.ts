@@ -4,6 +4,8 @@ export * from './incident-events';
 export * from './incident-commands';
 export * from './domain-errors';
 export * from './incident.decider';
+export * from './decider';
+export * from './alerts';
 export * from './responder-rules';
 export * from './notification-preferences';
 export * from './incident.schema';

@@ -1,4 +1,6 @@
+import type { Decider, StreamEvent } from './decider';
 import { InvalidError } from './domain-errors';
+import { PREFERENCES_UPDATED_TYPE, userStreamId } from './stream-names';
 import { isSeverity, type Severity, SEVERITIES } from './incident';
 
 export const NOTIFICATION_CHANNELS = ['push', 'email'] as const;
@@ -80,3 +82,24 @@ export function updateNotificationSettings<Settings extends NotificationSettings
   }
   return next;
 }
+
+/** A responder's update of their settings, with what their token says of them (kept when the token says nothing). */
+export interface UpdatePreferences {
+  kind: 'update';
+  update: Parameters<typeof updateNotificationSettings>[1];
+  email?: string;
+  clearance?: string;
+}
+
+/** A responder's stream, folded for their preferences: each update carries the whole, merged settings, so the last one is the state. */
+export const preferencesDecider: Decider<UpdatePreferences, SavedNotificationSettings, StreamEvent> = {
+  stream: { subject: 'notification preferences', streamId: userStreamId },
+  initialState: DEFAULT_NOTIFICATION_SETTINGS,
+  decide: ({ update, email, clearance }, current) => [
+    {
+      type: PREFERENCES_UPDATED_TYPE,
+      data: { ...updateNotificationSettings(current, update), ...(email !== undefined ? { email } : {}), ...(clearance !== undefined ? { clearance } : {}) },
+    },
+  ],
+  evolve: (state, event) => (event.type === PREFERENCES_UPDATED_TYPE ? ((event.data as SavedNotificationSettings | undefined) ?? state) : state),
+};

@@ -2,15 +2,29 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CloudEvent } from '@im/cloudevents';
-import type { EventStore } from '@im/event-store';
+import { type EventStore, WrongExpectedRevisionError } from '@im/event-store';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { ConflictError } from '@im/incidents';
 import type { Clock } from './clock';
-import { CommandHandler, StreamTakenError, type StreamModel } from './command-handler';
+import { CommandHandler, StreamTakenError } from './command-handler';
+import { randomIds } from './id-generator';
+import type { ReadYourWrites } from './read-your-writes';
 import { RetryPolicy } from './retry-policy';
+import type { WriteModel } from './write-models';
 
-/** A stream whose state is the list of its events' ids. */
-const ids: StreamModel<string[]> = { subject: 'list', initialState: [], evolve: (state, { event }) => [...state, event.id] };
+/** A command that decides as the test says. */
+interface Decide {
+  decide: (state: string[]) => CloudEvent[];
+}
+const decided = (decide: Decide['decide']): Decide => ({ decide });
+
+/** A stream (named by its key) whose state is the list of its events' ids. */
+const ids: WriteModel<Decide, string[], CloudEvent> = {
+  decider: { stream: { subject: 'list', streamId: (key) => key }, initialState: [], decide: (command, state) => command.decide(state), evolve: (state, event) => [...state, event.id] },
+  read: ({ event }) => event,
+};
+const stored = { envelope: (event: CloudEvent) => event };
+const noWait = { waitFor: async () => undefined } as unknown as ReadYourWrites;
 
 let sequence = 0;
 const event = (id = `e${++sequence}`): CloudEvent => ({ specversion: '1.0', id, source: 'im://test', type: 'test.happened', time: '2026-11-22T00:00:00Z' });
@@ -37,7 +51,7 @@ afterEach(async () => {
 const handlerWith = (attempts = 20) => {
   const { clock, pauses } = fakeClock();
   const policy = new RetryPolicy(clock, { attempts, baseDelayMs: 10, maxDelayMs: 35 }, () => 1);
-  return { handler: new CommandHandler(store, clock, policy), pauses };
+  return { handler: new CommandHandler(store, clock, policy, randomIds, noWait), pauses };
 };
 
 /** Another process appends to the stream right before each of our appends (the first `times`). */
@@ -59,10 +73,10 @@ describe('CommandHandler', () => {
     await store.append('list-1', [event('first')], 'no_stream');
     racedBy('list-1', 1);
     const seen: string[][] = [];
-    const handled = await handler.handle(ids, 'list-1', (state) => {
+    const handled = await handler.execute(ids, 'list-1', decided((state) => {
       seen.push(state);
       return [event('mine')];
-    });
+    }), stored);
     expect(seen).toEqual([['first'], ['first', 'foreign-1']]);
     expect(handled.state).toEqual(['first', 'foreign-1', 'mine']);
     expect(handled.appended.map((e) => e.id)).toEqual(['mine']);
@@ -72,7 +86,7 @@ describe('CommandHandler', () => {
   it('gives up after the policy’s attempts with a ConflictError, the pauses doubling up to the ceiling', async () => {
     const { handler, pauses } = handlerWith(4);
     racedBy('list-2');
-    const attempt = handler.handle(ids, 'list-2', () => [event()]);
+    const attempt = handler.execute(ids, 'list-2', decided(() => [event()]), stored);
     await expect(attempt).rejects.toThrow(ConflictError);
     await expect(attempt).rejects.toThrow('The list changed while the request was decided; retry it');
     expect(pauses).toEqual([10, 20, 35]);
@@ -82,7 +96,7 @@ describe('CommandHandler', () => {
     const { handler } = handlerWith();
     const append = jest.spyOn(store, 'append');
     const written = await Promise.all(
-      ['a', 'b', 'c'].map((id) => handler.handle(ids, 'list-3', (state) => (state.includes(id) ? [] : [event(id)]))),
+      ['a', 'b', 'c'].map((id) => handler.execute(ids, 'list-3', decided((state) => (state.includes(id) ? [] : [event(id)])), stored)),
     );
     // The first write went alone; the two that queued behind it in one call, at the revision after it.
     expect(append.mock.calls.map(([, events, expected]) => [events.map((e) => e.id), expected])).toEqual([
@@ -97,7 +111,7 @@ describe('CommandHandler', () => {
     const { handler } = handlerWith();
     await store.append('list-4', [event('only')], 'no_stream');
     const append = jest.spyOn(store, 'append');
-    const handled = await handler.handle(ids, 'list-4', () => []);
+    const handled = await handler.execute(ids, 'list-4', decided(() => []), stored);
     expect(handled).toMatchObject({ state: ['only'], appended: [] });
     expect(append).not.toHaveBeenCalled();
   });
@@ -105,7 +119,7 @@ describe('CommandHandler', () => {
   it('passes a refusal of the decision to its caller, untried again', async () => {
     const { handler, pauses } = handlerWith();
     const refusal = new ConflictError('no');
-    await expect(handler.handle(ids, 'list-5', () => { throw refusal; })).rejects.toBe(refusal);
+    await expect(handler.execute(ids, 'list-5', decided(() => { throw refusal; }), stored)).rejects.toBe(refusal);
     expect(pauses).toEqual([]);
   });
 
@@ -113,27 +127,59 @@ describe('CommandHandler', () => {
     const { handler, pauses } = handlerWith();
     await store.append('list-taken', [event()], 'no_stream');
     const draws = ['taken', 'free'];
-    const decided: string[] = [];
-    const handled = await handler.handleNew(ids, () => draws.shift() as string, (id) => `list-${id}`, (id) => {
-      decided.push(id);
-      return [event(`opened-${id}`)];
-    });
-    expect(handled).toMatchObject({ id: 'free', state: ['opened-free'] });
-    expect(decided).toEqual(['free']);
+    const decisions: string[] = [];
+    const handled = await handler.execute(ids, () => `list-${draws.shift() as string}`, (key) => decided(() => {
+      decisions.push(key);
+      return [event(`opened-${key}`)];
+    }), stored);
+    expect(handled).toMatchObject({ key: 'list-free', state: ['opened-list-free'] });
+    expect(decisions).toEqual(['list-free']);
     expect(pauses).toEqual([10]);
   });
 
   it('stops drawing after the policy’s attempts', async () => {
     const { handler } = handlerWith(2);
     await store.append('list-taken', [event()], 'no_stream');
-    await expect(handler.handleNew(ids, () => 'taken', (id) => `list-${id}`, () => [event()])).rejects.toThrow(StreamTakenError);
+    await expect(handler.execute(ids, () => 'list-taken', decided(() => [event()]), stored)).rejects.toThrow(StreamTakenError);
+  });
+
+  it('appends commands on several streams as one: where one stream moved since it was read, neither is written, and the loop decides again', async () => {
+    const { handler, pauses } = handlerWith();
+    await store.append('list-claims', [event('c0')], 'no_stream');
+    const stale = await handler.current(ids, 'list-claims');
+    await store.append('list-claims', [event('foreign')], 0n);
+    const both = (base: typeof stale) => [
+      { model: ids, key: 'list-claims', command: decided(() => [event()]), base, ...stored },
+      { model: ids, key: 'list-opened', command: decided(() => [event('opened')]), ...stored },
+    ];
+    await expect(handler.together(both(stale))).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+    expect(await store.readStream('list-opened')).toEqual([]);
+    let attempts = 0;
+    const { written } = await handler.run('list', async () => {
+      const together = await handler.together(both(attempts++ === 0 ? stale : await handler.current(ids, 'list-claims')));
+      return { written: together, position: together[1].position };
+    });
+    expect(attempts).toBe(2);
+    expect(pauses).toEqual([10]);
+    expect(written.map((w) => (w.state as string[]).length)).toEqual([3, 1]);
+    expect(written[1].position).toBeGreaterThan(written[0].position);
+  });
+
+  it('answers a command once the read models show its write, or at once when told not to wait', async () => {
+    const waited: bigint[] = [];
+    const { clock } = fakeClock();
+    const views = { waitFor: async (position: bigint) => void waited.push(position) } as unknown as ReadYourWrites;
+    const handler = new CommandHandler(store, clock, new RetryPolicy(clock), randomIds, views);
+    const { position } = await handler.execute(ids, 'list-7', decided(() => [event()]), stored);
+    await handler.execute(ids, 'list-7', decided(() => [event()]), { ...stored, wait: false });
+    expect(waited).toEqual([position]);
   });
 
   it('reads no event it folded before, nor the ones it appended (the store answers them)', async () => {
     const { handler } = handlerWith();
-    for (let i = 0; i < 50; i++) await handler.handle(ids, 'list-6', () => [event()]);
+    for (let i = 0; i < 50; i++) await handler.execute(ids, 'list-6', decided(() => [event()]), stored);
     const readStream = jest.spyOn(store, 'readStream');
-    await handler.handle(ids, 'list-6', () => [event()]);
+    await handler.execute(ids, 'list-6', decided(() => [event()]), stored);
     const read = await Promise.all(readStream.mock.results.map((r) => r.value as Promise<unknown[]>));
     expect(read.reduce((sum, events) => sum + events.length, 0)).toBe(0);
   });

@@ -1,34 +1,46 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CloudEvent } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent, WrongExpectedRevisionError } from '@im/event-store';
-import { ConflictError } from '@im/incidents';
+import { ConflictError, RouteChangedError, type StreamEvent } from '@im/incidents';
 import { CLOCK, type Clock } from './clock';
 import { type Folded, FoldedStreams } from './folded-streams';
+import { ID_GENERATOR, type IdGenerator } from './id-generator';
+import { ReadYourWrites } from './read-your-writes';
 import { RETRY_POLICY, type RetryPolicy } from './retry-policy';
+import { serviceEvent } from './service-event';
+import type { WriteModel } from './write-models';
 
-/** What the writes to one kind of stream are decided on. */
-export interface StreamModel<S> {
-  /** What the stream holds, as a client would name it ("The <subject> changed while …"). */
-  readonly subject: string;
-  readonly initialState: S;
-  /** Folds a recorded event in; it also folds a decided event as it will be recorded, for the next decision of the same round. */
-  evolve(state: S, recorded: RecordedEvent): S;
-}
-
-/** Sees the stream's current state and answers the events to append (none: no change), or throws to refuse. */
-export type Decide<S> = (state: S) => CloudEvent[] | Promise<CloudEvent[]>;
-
-export interface HandleOptions {
+export interface CommandOptions<S, E> {
+  /** The CloudEvent a decided event is stored as. */
+  envelope(event: E): CloudEvent;
+  /** The state the command may be decided on (an incident withheld from the caller: none). */
+  seen?(state: S): S;
   /** The append fails with DuplicateEventError if any of these was recorded before. */
   dedupKeys?: string[];
-  /** The stream is named by a freshly drawn id, so it must have no events yet; if it has, StreamTakenError. */
-  newStream?: boolean;
 }
 
-export interface Handled<S> {
+export interface ExecuteOptions<S, E> extends CommandOptions<S, E> {
+  /** false: answer once stored, without waiting for the read models (a writer in the background). */
+  wait?: boolean;
+}
+
+/** A command on one stream as one attempt of a write to several streams takes it. */
+export interface StreamCommand<C, S, E> extends CommandOptions<S, E> {
+  model: WriteModel<C, S, E>;
+  key: string;
+  command: C;
+  /** The state the command is decided on, read before the attempt: appended at its revision. None: the stream must not exist yet. */
+  base?: Folded<S>;
+}
+
+export interface Executed<S, E> {
+  /** The stream's key: the one given, or the one drawn. */
+  key: string;
   /** State after the write, as the ledger recorded it. */
   state: S;
-  /** What was appended; empty for a "no change" answer. */
+  /** What the decider decided; empty for a "no change" answer. */
+  events: E[];
+  /** The same events as stored. */
   appended: CloudEvent[];
   /** Log position the answer rests on: what a read-your-writes wait waits for. */
   position: bigint;
@@ -37,38 +49,44 @@ export interface Handled<S> {
 /** A freshly drawn id names a stream that already has events: draw another. */
 export class StreamTakenError extends ConflictError {}
 
+/** What a later attempt may cure: a stale revision, a taken id, a route that changed. */
+const retryable = (error: unknown) => error instanceof WrongExpectedRevisionError || error instanceof StreamTakenError || error instanceof RouteChangedError;
+
+type Answered<S> = Omit<Executed<S, unknown>, 'key' | 'events'>;
+
 interface PendingWrite<S> {
-  decide: Decide<S>;
+  decide: (state: S) => CloudEvent[];
   dedupKeys: string[];
   newStream: boolean;
-  /** Appends of this write that failed on a conflict. */
-  conflicts: number;
-  resolve: (handled: Handled<S>) => void;
+  resolve: (answered: Answered<S>) => void;
   reject: (error: unknown) => void;
 }
 
 interface StreamQueue<S> {
-  model: StreamModel<S>;
+  streams: FoldedStreams<S>;
   writes: PendingWrite<S>[];
 }
 
 /**
- * The one write path of every stream: read → decide → append at the exact
- * revision decided on; on a conflict, pause (the retry policy) and decide
- * again on fresh state; after the policy's attempts, a ConflictError.
+ * The one write path of every stream: read → decide (a domain Decider) →
+ * append at the exact revision decided on, in one retry loop (`run`): a stale
+ * revision, a taken id or a changed route pauses (the retry policy) and
+ * decides again on fresh state; after the policy's attempts, a ConflictError.
+ * `execute` then waits until the read models show the write.
  *
  * Writes to one stream that arrive while an append to it is in flight wait
  * and then go together: each is decided in turn on the state the earlier ones
  * leave, and all are appended in one call at the revision they were decided
  * on. So a decision always holds at the revision it is stored at, and a busy
  * stream costs one append per round instead of writers retrying each other.
+ * A write to several streams at once (`together`) is one atomic appendMulti.
  *
  * State comes from a per-stream cache of the folded state (FoldedStreams), so
  * what a write costs does not grow with the stream's length.
  */
 @Injectable()
 export class CommandHandler {
-  private readonly folded = new Map<StreamModel<unknown>, FoldedStreams<unknown>>();
+  private readonly folded = new Map<WriteModel<unknown, unknown, unknown>, FoldedStreams<unknown>>();
   /** Writes waiting per stream; an entry exists while its writes are being drained. */
   private readonly queues = new Map<string, StreamQueue<unknown>>();
 
@@ -76,48 +94,119 @@ export class CommandHandler {
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly views: ReadYourWrites,
   ) {}
 
-  /** Decides on the stream's current state and appends what `decide` answers. */
-  handle<S>(model: StreamModel<S>, streamId: string, decide: Decide<S>, options: HandleOptions = {}): Promise<Handled<S>> {
-    return new Promise<Handled<S>>((resolve, reject) => {
-      const write: PendingWrite<S> = { decide, dedupKeys: options.dedupKeys ?? [], newStream: options.newStream ?? false, conflicts: 0, resolve, reject };
+  /** The envelope of an event the service writes itself on `actor`'s behalf (serviceEvent): stamped now, under a fresh id. */
+  serviceEnvelope(actor: string): (event: StreamEvent) => CloudEvent {
+    return (event) => serviceEvent(this.ids, this.clock, actor, { type: event.type, data: event.data ?? {} });
+  }
+
+  /**
+   * Runs `command` on the stream of `key` and answers once the read models
+   * show it (also a "no change", which may rest on another writer's event).
+   * A `key` given as a function is drawn for each attempt, and its stream must
+   * not exist yet; `command` may then be a function of the key.
+   */
+  execute<C, S, E>(model: WriteModel<C, S, E>, key: string | (() => string), command: C | ((key: string) => C), options: ExecuteOptions<S, E>): Promise<Executed<S, E>> {
+    return this.run(
+      model.decider.stream.subject,
+      () => {
+        const drawn = typeof key === 'function' ? key() : key;
+        const decided = typeof command === 'function' ? (command as (key: string) => C)(drawn) : command;
+        return this.once(model, drawn, decided, { ...options, newStream: typeof key === 'function' });
+      },
+      options,
+    );
+  }
+
+  /**
+   * The one retry loop: runs `attempt` (`once`, `together`, reads before
+   * them) until it stands or fails for good, then waits for the read models
+   * to reach the position it answers (none: nothing to wait for).
+   */
+  async run<T extends { position?: bigint }>(subject: string, attempt: () => Promise<T>, { wait = true }: { wait?: boolean } = {}): Promise<T> {
+    let answer: T;
+    try {
+      answer = await this.retry.run(attempt, retryable);
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw new ConflictError(`The ${subject} changed while the request was decided; retry it`);
+      throw error;
+    }
+    if (wait && answer.position !== undefined) await this.waitFor(answer.position);
+    return answer;
+  }
+
+  /** The wait `execute` and `run` make, for a caller that ran many commands without it (an alert payload): once, for the last. */
+  waitFor(position: bigint): Promise<void> {
+    return this.views.waitFor(position);
+  }
+
+  /** One attempt of a command on one stream, decided on its state as it stands (with the writes queued behind an append in flight). */
+  once<C, S, E>(model: WriteModel<C, S, E>, key: string, command: C, options: CommandOptions<S, E> & { newStream?: boolean }): Promise<Executed<S, E>> {
+    return new Promise<Executed<S, E>>((resolve, reject) => {
+      let events: E[] = [];
+      const seen = options.seen ?? ((state: S) => state);
+      const write: PendingWrite<S> = {
+        decide: (state) => (events = model.decider.decide(command, seen(state))).map((event) => options.envelope(event)),
+        dedupKeys: options.dedupKeys ?? [],
+        newStream: options.newStream ?? false,
+        resolve: (answered) => resolve({ key, events, ...answered }),
+        reject,
+      };
+      const streamId = model.decider.stream.streamId(key);
       const queue = this.queues.get(streamId) as StreamQueue<S> | undefined;
       if (queue) return queue.writes.push(write);
-      this.queues.set(streamId, { model, writes: [write] } as StreamQueue<unknown>);
+      this.queues.set(streamId, { streams: this.streamsOf(model), writes: [write] } as StreamQueue<unknown>);
       void this.drain(streamId);
     });
   }
 
   /**
-   * Opens a stream named by a freshly drawn id: `draw` gives the id,
-   * `streamIdOf` its stream; while the drawn stream is taken, draws again
-   * (the retry policy's attempts).
+   * One attempt of commands on several streams as one write: each decided on
+   * its `base`, all appended by one atomic appendMulti at those revisions (a
+   * stream without a base must not exist yet). Answers in the commands' order.
    */
-  handleNew<S>(
-    model: StreamModel<S>,
-    draw: () => string,
-    streamIdOf: (id: string) => string,
-    decide: (id: string, state: S) => CloudEvent[],
-    options: Omit<HandleOptions, 'newStream'> = {},
-  ): Promise<Handled<S> & { id: string }> {
-    return this.retry.run(async () => {
-      const id = draw();
-      const handled = await this.handle(model, streamIdOf(id), (state) => decide(id, state), { ...options, newStream: true });
-      return { ...handled, id };
-    }, (error) => error instanceof StreamTakenError);
+  async together(commands: StreamCommand<unknown, unknown, unknown>[]): Promise<Executed<unknown, unknown>[]> {
+    const empty: Folded<unknown> = { state: undefined, revision: -1n, position: 0n };
+    const decided = commands.map(({ model, key, command, envelope, seen, dedupKeys, base }) => {
+      const folded = base ?? { ...empty, state: model.decider.initialState };
+      const events = model.decider.decide(command, seen ? seen(folded.state) : folded.state);
+      return { model, key, folded, events, appended: events.map((event) => envelope(event)), streamId: model.decider.stream.streamId(key), dedupKeys };
+    });
+    const writing = decided.filter(({ appended }) => appended.length > 0);
+    const results = writing.length === 0 ? [] : await this.eventStore.appendMulti(
+      writing.map(({ streamId, appended, folded, dedupKeys }) => ({ streamId, events: appended, expected: folded.revision < 0n ? 'no_stream' : folded.revision, dedupKeys })),
+    );
+    return Promise.all(
+      decided.map(async ({ model, key, folded, events, appended, streamId }) => {
+        const result = results[writing.findIndex((written) => written.streamId === streamId)];
+        if (!result) return { key, state: folded.state, events, appended, position: folded.position };
+        const streams = this.streamsOf(model);
+        const recorded = result.recorded ?? (await this.eventStore.readStream(streamId, folded.revision + 1n));
+        const after = streams.remember(streamId, streams.advance(folded, recorded));
+        return { key, state: after.state, events, appended, position: after.position };
+      }),
+    );
   }
 
   /** The stream's current state, read without folding what was folded before. */
-  async state<S>(model: StreamModel<S>, streamId: string): Promise<S> {
-    return (await this.streamsOf(model).current(streamId)).state;
+  async state<C, S, E>(model: WriteModel<C, S, E>, key: string): Promise<S> {
+    return (await this.current(model, key)).state;
   }
 
-  private streamsOf<S>(model: StreamModel<S>): FoldedStreams<S> {
-    let streams = this.folded.get(model) as FoldedStreams<S> | undefined;
+  /** The stream's current state with its revision and position: the `base` of a command in `together`. */
+  current<C, S, E>(model: WriteModel<C, S, E>, key: string): Promise<Folded<S>> {
+    return this.streamsOf(model).current(model.decider.stream.streamId(key));
+  }
+
+  private streamsOf<C, S, E>(model: WriteModel<C, S, E>): FoldedStreams<S> {
+    let streams = this.folded.get(model as WriteModel<unknown, unknown, unknown>) as FoldedStreams<S> | undefined;
     if (!streams) {
-      streams = new FoldedStreams<S>(this.eventStore, (state, recorded) => model.evolve(state, recorded), model.initialState);
-      this.folded.set(model, streams as FoldedStreams<unknown>);
+      const { decider, read } = model;
+      streams = new FoldedStreams<S>(this.eventStore, (state, recorded) => decider.evolve(state, read(recorded)), decider.initialState);
+      this.folded.set(model as WriteModel<unknown, unknown, unknown>, streams as FoldedStreams<unknown>);
     }
     return streams;
   }
@@ -127,10 +216,7 @@ export class CommandHandler {
     while (queue.writes.length > 0) {
       const round = queue.writes.splice(0);
       try {
-        const { again, conflicts } = await this.writeRound(queue.model, streamId, round);
-        // Writes arriving during the pause join the next round.
-        if (conflicts > 0) await this.retry.pause(conflicts);
-        queue.writes.unshift(...again);
+        queue.writes.unshift(...(await this.writeRound(queue.streams, streamId, round)));
       } catch (error) {
         round.forEach((write) => write.reject(error));
       }
@@ -138,12 +224,8 @@ export class CommandHandler {
     this.queues.delete(streamId);
   }
 
-  /**
-   * Decides and appends the writes of one round; answers those to try again
-   * in the next, and after how many conflicts (0: no pause before it).
-   */
-  private async writeRound<S>(model: StreamModel<S>, streamId: string, round: PendingWrite<S>[]): Promise<{ again: PendingWrite<S>[]; conflicts: number }> {
-    const streams = this.streamsOf(model);
+  /** Decides and appends the writes of one round; answers those to decide again in the next (they met no conflict). */
+  private async writeRound<S>(streams: FoldedStreams<S>, streamId: string, round: PendingWrite<S>[]): Promise<PendingWrite<S>[]> {
     const base = await streams.current(streamId);
     const decided: { write: PendingWrite<S>; events: CloudEvent[] }[] = [];
     const later: PendingWrite<S>[] = [];
@@ -158,8 +240,8 @@ export class CommandHandler {
       }
       try {
         if (write.newStream && revision >= 0n) throw new StreamTakenError(`Stream ${streamId} already exists`);
-        const events = await write.decide(state);
-        for (const event of events) state = model.evolve(state, { streamId, revision: ++revision, position: base.position, recordedAt, event });
+        const events = write.decide(state);
+        for (const event of events) state = streams.fold(state, { streamId, revision: ++revision, position: base.position, recordedAt, event });
         write.dedupKeys.forEach((key) => keys.add(key));
         decided.push({ write, events });
       } catch (error) {
@@ -169,18 +251,16 @@ export class CommandHandler {
     const events = decided.flatMap((d) => d.events);
     if (events.length === 0) {
       decided.forEach(({ write }) => write.resolve({ state: base.state, appended: [], position: base.position }));
-      return { again: later, conflicts: 0 };
+      return later;
     }
     let appended;
     try {
       appended = await this.eventStore.append(streamId, events, base.revision < 0n ? 'no_stream' : base.revision, { dedupKeys: [...keys] });
     } catch (error) {
-      const again = this.retryable(model, decided.map((d) => d.write), error);
-      const conflicts = error instanceof WrongExpectedRevisionError ? Math.max(0, ...again.map((write) => write.conflicts)) : 0;
-      return { again: [...again, ...later], conflicts };
+      return [...this.undecided(decided.map((d) => d.write), error), ...later];
     }
     // What was recorded, so each writer gets the state with the ledger's times (read back if the store does not answer it).
-    const recorded = appended.recorded ?? (await this.eventStore.readStream(streamId, base.revision + 1n));
+    const recorded: RecordedEvent[] = appended.recorded ?? (await this.eventStore.readStream(streamId, base.revision + 1n));
     let folded: Folded<S> = base;
     let next = 0;
     for (const { write, events: own } of decided) {
@@ -188,27 +268,21 @@ export class CommandHandler {
       write.resolve({ state: folded.state, appended: own, position: folded.position });
     }
     streams.remember(streamId, streams.advance(folded, recorded.slice(next)));
-    return { again: later, conflicts: 0 };
+    return later;
   }
 
-  /** After a failed append: which writes to decide again; the others are answered with an error. */
-  private retryable<S>(model: StreamModel<S>, writes: PendingWrite<S>[], error: unknown): PendingWrite<S>[] {
-    if (error instanceof DuplicateEventError) {
-      // Only the writer of the taken key is a duplicate; the others did not conflict with anything.
-      const owner = writes.find((write) => write.dedupKeys.includes(error.key));
-      if (owner) {
-        owner.reject(error);
-        return writes.filter((write) => write !== owner);
-      }
-    }
-    if (!(error instanceof WrongExpectedRevisionError)) {
+  /**
+   * After a failed append: the writer of a taken key is a duplicate, and the
+   * others, who met no conflict, are decided again next round; any other error
+   * (a stale revision: the retry loop decides again) answers them all.
+   */
+  private undecided<S>(writes: PendingWrite<S>[], error: unknown): PendingWrite<S>[] {
+    const owner = error instanceof DuplicateEventError ? writes.find((write) => write.dedupKeys.includes(error.key)) : undefined;
+    if (!owner) {
       writes.forEach((write) => write.reject(error));
       return [];
     }
-    return writes.filter((write) => {
-      if (this.retry.allowsAfter(++write.conflicts)) return true;
-      write.reject(new ConflictError(`The ${model.subject} changed while the request was decided; retry it`));
-      return false;
-    });
+    owner.reject(error);
+    return writes.filter((write) => write !== owner);
   }
 }

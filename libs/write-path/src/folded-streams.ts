@@ -21,7 +21,7 @@ export class FoldedStreams<S> {
 
   constructor(
     private readonly eventStore: EventStore,
-    private readonly fold: (state: S, recorded: RecordedEvent) => S,
+    readonly fold: (state: S, recorded: RecordedEvent) => S,
     private readonly initial: S,
   ) {}
 

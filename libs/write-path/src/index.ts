@@ -1,4 +1,4 @@
-/** The write path: one read, decide, append, retry loop for every stream, and what it is injected with. */
+/** The write path: one read, decide, append, retry loop for every stream's Decider, and what it is injected with. */
 export * from './clock';
 export * from './command-handler';
 export * from './folded-streams';
@@ -7,3 +7,4 @@ export * from './ledger.module';
 export * from './read-your-writes';
 export * from './retry-policy';
 export * from './service-event';
+export * from './write-models';

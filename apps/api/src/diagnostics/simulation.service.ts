@@ -1,21 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { incidentSubject, toLedgerEvent } from '@im/cloudevents';
+import { incidentSubject } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
-import {
-  DomainError,
-  evolve,
-  INCIDENT_EVENT_TYPES,
-  incidentIdOfStream,
-  type IncidentState,
-  incidentStreamId,
-  NotFoundError,
-} from '@im/incidents';
+import { DomainError, type Duplicate, evolve, INCIDENT_EVENT_TYPES, incidentDecider, incidentIdOfStream, type IncidentState, NotFoundError } from '@im/incidents';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
-import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
+import { CommandHandler, fingerprintWrites, ID_GENERATOR, type IdGenerator, incidentWrites } from '@im/write-path';
 import { IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
-import { incidentStream } from '../ledger/incident-stream';
-import { type AppendLookups, decideAppend, type Duplicate, planAppend, unresolved } from '../timeline/append-plan';
-import { FingerprintClaims } from '../timeline/fingerprint-claims';
+import { type AppendLookups, type FingerprintFacts, planAppend, recording } from '../timeline/append-plan';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import type { SimulationRequest } from './simulation.body';
@@ -59,7 +49,6 @@ export class SimulationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly commands: CommandHandler,
-    private readonly claims: FingerprintClaims,
     private readonly reader: TimelineReader,
     private readonly visibility: IncidentVisibility,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
@@ -70,7 +59,7 @@ export class SimulationService {
     const readsTimeline = caller.roles.includes(TIMELINE_ROLES.reader);
     // A reader's lookups ask the PDP only when something is stored: without it, fail up front, whatever is stored.
     if (readsTimeline) await this.pdp.ping();
-    const stored = new ReadableState(caller, readsTimeline, this.eventStore, this.commands, this.claims, this.reader, this.visibility);
+    const stored = new ReadableState(caller, readsTimeline, this.eventStore, this.commands, this.reader, this.visibility);
     const run = new SimulationRun(stored, this.ids);
     const report: SimulationReport = { timestamp: new Date().toISOString(), dry_run: dryRun, events_read: events.length, events_created: [], errors: [] };
     for (const [index, raw] of events.entries()) {
@@ -100,7 +89,6 @@ class ReadableState {
     private readonly readsTimeline: boolean,
     private readonly eventStore: EventStore,
     private readonly commands: CommandHandler,
-    private readonly claims: FingerprintClaims,
     private readonly reader: TimelineReader,
     private readonly visibility: IncidentVisibility,
   ) {}
@@ -119,17 +107,17 @@ class ReadableState {
     return { eventId: stored.event.id, incidentId: incidentIdOfStream(stored.streamId) as string };
   }
 
-  /** The incident a fingerprint's alerts join, when the caller may read an event of that fingerprint there. */
-  async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; unresolved: boolean } | undefined> {
+  /** The incident a fingerprint's alerts join and its state (whoever may see it), when the caller may read an event of that fingerprint there. */
+  async fingerprintIncident(fingerprint: string): Promise<{ incidentId: string; state: IncidentState } | undefined> {
     if (!this.readsTimeline) return undefined;
-    const bound = await this.claims.current(fingerprint);
-    if (!bound) return undefined;
-    const { shown } = await this.reader.search(this.caller, { fingerprint, incidentId: bound.incidentId, order: 'desc', limit: 1 });
-    return shown.length ? bound : undefined;
+    const incidentId = await this.commands.state(fingerprintWrites, fingerprint);
+    if (incidentId === undefined) return undefined;
+    const { shown } = await this.reader.search(this.caller, { fingerprint, incidentId, order: 'desc', limit: 1 });
+    return shown.length ? { incidentId, state: await this.commands.state(incidentWrites, incidentId) } : undefined;
   }
 
   async incident(incidentId: string): Promise<IncidentState> {
-    const state = await this.commands.state(incidentStream, incidentStreamId(incidentId));
+    const state = await this.commands.state(incidentWrites, incidentId);
     return state && this.visibility.shows(this.caller, state) ? state : undefined;
   }
 }
@@ -138,7 +126,7 @@ class ReadableState {
  * One simulation's view of the ledger for planning: what is stored (as the
  * caller may read it) with the plans of the earlier events of the request on top.
  */
-class SimulationRun implements AppendLookups {
+class SimulationRun implements AppendLookups<FingerprintFacts> {
   private readonly states = new Map<string, IncidentState>();
   /** Incidents earlier events of this simulation were appended to. */
   private readonly changed = new Set<string>();
@@ -162,14 +150,17 @@ class SimulationRun implements AppendLookups {
       would_create: wouldCreate,
     });
 
-    const plan = await planAppend(event, this);
-    if (plan.kind === 'duplicate') return reported(plan.incidentId, 'nothing');
-    const { incidentId } = plan;
+    const { route, dedupKeys } = await planAppend(event, this);
+    if (route.kind === 'duplicate') return reported(route.incidentId, 'nothing');
+    const incidentId = route.kind === 'open' ? this.ids.incidentId() : route.incidentId;
+    // The claim of a real append, in memory only.
+    if (route.kind === 'join') this.fingerprints.set(event['im.fingerprint'] as string, incidentId);
+    if (route.kind === 'open' && route.claims !== undefined) this.fingerprints.set(route.claims, incidentId);
     const state = await this.stateOf(incidentId);
-    const appended = decideAppend(plan, state);
-    this.states.set(incidentId, appended.reduce((next, e) => evolve(next, toLedgerEvent(e, incidentId)), state));
+    const appended = incidentDecider.decide(recording(event, incidentId, route).command, state);
+    this.states.set(incidentId, appended.reduce(evolve, state));
     this.changed.add(incidentId);
-    plan.dedupKeys.forEach((key) => this.seen.set(key, { eventId: event.id, incidentId }));
+    dedupKeys.forEach((key) => this.seen.set(key, { eventId: event.id, incidentId }));
     return reported(incidentId, state ? 'timeline_event' : 'incident');
   }
 
@@ -182,23 +173,13 @@ class SimulationRun implements AppendLookups {
     return key === undefined ? undefined : this.seen.get(key);
   }
 
-  async boundIncident(fingerprint: string): Promise<string | undefined> {
-    return this.fingerprints.get(fingerprint) ?? (await this.stored.fingerprintIncident(fingerprint))?.incidentId;
-  }
-
-  /** The routing of a real append, claiming in memory only. */
-  async joinOrClaim(fingerprint: string): Promise<string> {
+  /** The fingerprint's incident as stored (as the caller may read it), or as this simulation claimed it; events it appended there count. */
+  async fingerprint(fingerprint: string): Promise<FingerprintFacts> {
     const simulated = this.fingerprints.get(fingerprint);
-    const bound = simulated !== undefined ? { incidentId: simulated, unresolved: true } : await this.stored.fingerprintIncident(fingerprint);
-    // Events this simulation appended to the bound incident count, as they would for a real append.
-    const open = bound && (this.changed.has(bound.incidentId) ? unresolved(this.states.get(bound.incidentId)) : bound.unresolved);
-    const incidentId = bound && open ? bound.incidentId : this.ids.incidentId();
-    this.fingerprints.set(fingerprint, incidentId);
-    return incidentId;
-  }
-
-  newIncidentId(): string {
-    return this.ids.incidentId();
+    if (simulated !== undefined) return { bound: simulated, boundIncident: this.states.get(simulated) };
+    const stored = await this.stored.fingerprintIncident(fingerprint);
+    if (!stored) return { bound: undefined, boundIncident: undefined };
+    return { bound: stored.incidentId, boundIncident: this.changed.has(stored.incidentId) ? this.states.get(stored.incidentId) : stored.state };
   }
 
   private async stateOf(incidentId: string): Promise<IncidentState> {

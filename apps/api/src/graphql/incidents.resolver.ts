@@ -67,15 +67,13 @@ export class IncidentsResolver {
   @RequireRole(TIMELINE_ROLES.writer)
   async declareIncident(@Args('input') input: DeclareIncidentInput, @GqlPrincipal() caller: Principal): Promise<Incident> {
     const declaration = parseDeclareIncidentInput(input, caller, this.visibility.levelsFor(caller));
-    const declared = await this.commands.declare(declaration.input, { caller, attributes: declaration.attributes });
-    return this.read(declared.id, caller);
+    return toGqlIncident(await this.commands.declare(declaration.input, { caller, attributes: declaration.attributes }));
   }
 
   @Mutation(() => Incident, { description: 'Acknowledges, following the lifecycle table. Needs timeline.writer' })
   @RequireRole(TIMELINE_ROLES.writer)
   async ackIncident(@Args('id', { type: () => ID }) id: string, @GqlPrincipal() caller: Principal): Promise<Incident> {
-    await this.commands.transition(id, 'ack', { caller });
-    return this.read(id, caller);
+    return toGqlIncident(await this.commands.transition(id, 'ack', { caller }));
   }
 
   @Mutation(() => Incident, { description: 'Records im.incident.severity; until the incident is closed. Needs timeline.writer' })
@@ -85,8 +83,7 @@ export class IncidentsResolver {
     @Args('severity', { type: () => Severity }) severity: Severity,
     @GqlPrincipal() caller: Principal,
   ): Promise<Incident> {
-    await this.commands.changeSeverity(incidentId, fromGqlSeverity(severity), { caller });
-    return this.read(incidentId, caller);
+    return toGqlIncident(await this.commands.changeSeverity(incidentId, fromGqlSeverity(severity), { caller }));
   }
 
   @Mutation(() => Note, { description: 'Until the incident is closed. Needs timeline.writer' })
@@ -110,12 +107,7 @@ export class IncidentsResolver {
     @Args('userId', { type: () => ID }) userId: string,
     @GqlPrincipal() caller: Principal,
   ): Promise<Incident> {
-    await this.commands.assignRole(incidentId, role, userId, { caller });
-    return this.read(incidentId, caller);
+    return toGqlIncident(await this.commands.assignRole(incidentId, role, userId, { caller }));
   }
 
-  /** After a command: the read model, which the command waited for. */
-  private async read(id: string, caller: Principal): Promise<Incident> {
-    return toGqlIncident(await this.incidents.get(caller, id));
-  }
 }

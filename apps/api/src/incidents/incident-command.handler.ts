@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
-import { decide, type DeclareIncident, type Incident, type IncidentState, incidentStreamId, type Transition } from '@im/incidents';
-import { CLOCK, type Clock, CommandHandler, type Handled, ID_GENERATOR, type IdGenerator, ReadYourWrites } from '@im/write-path';
-import { IncidentVisibility, type Principal } from '@im/access';
-import { incidentStream } from '../ledger/incident-stream';
+import type { DeclareIncident, Incident, IncidentCommand, IncidentEvent, IncidentState, LedgerEvent, Transition } from '@im/incidents';
+import { CLOCK, type Clock, CommandHandler, type Executed, ID_GENERATOR, type IdGenerator, incidentWrites } from '@im/write-path';
+import { IncidentQueryService, IncidentVisibility, type Principal } from '@im/access';
 
 export interface CommandContext {
   /** Who asks: the events' im.actor, and whose clearance and roles the decision weighs. */
@@ -21,72 +20,70 @@ export interface DeclareRequest {
   attributes: EnvelopeContext['attributes'];
 }
 
-type DecideEvents = (state: IncidentState) => ReturnType<typeof decide>;
+/** A command on an existing incident, given its id and the time it is decided at. */
+type CommandOn = (incidentId: string, time: string) => IncidentCommand;
 
 /**
  * REST (and GraphQL) incident commands, decided by the domain and written to
- * the incident's stream. An incident withheld from the caller answers every
- * command as if it did not exist (404), before any other rule can answer 409 or 403.
+ * the incident's stream through the one write path. Each answers the
+ * incident as the read models show it once the command is stored (as the
+ * caller may see it), so a route makes one call. An incident withheld from the
+ * caller answers every command as if it did not exist (404), before any other
+ * rule can answer 409 or 403.
  */
 @Injectable()
 export class IncidentCommandHandler {
   constructor(
     private readonly commands: CommandHandler,
-    private readonly views: ReadYourWrites,
     private readonly visibility: IncidentVisibility,
+    private readonly incidents: IncidentQueryService,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
   async declare(input: DeclareInput, context: CommandContext): Promise<Incident> {
     // Not through the visibility gate: a drawn id that is taken is drawn again, whoever can see its incident.
-    const handled = await this.commands.handleNew(
-      incidentStream,
+    const { key } = await this.commands.execute(
+      incidentWrites,
       () => this.ids.incidentId(),
-      incidentStreamId,
-      (incidentId, state) => this.decided(context, decide({ kind: 'declare', incidentId, time: this.now(), ...input }, state)),
+      (incidentId): IncidentCommand => ({ kind: 'declare', incidentId, time: this.now(), ...input }),
+      { envelope: this.envelope(context) },
     );
-    return (await this.answered(handled)).state as Incident;
+    return this.incidents.get(context.caller, key);
   }
 
   transition(incidentId: string, kind: Transition, context: CommandContext): Promise<Incident> {
-    return this.run(incidentId, context, (state) => decide({ kind, incidentId, time: this.now() }, state));
+    return this.run(incidentId, context, (id, time) => ({ kind, incidentId: id, time }));
   }
 
   assignRole(incidentId: string, role: unknown, userId: unknown, context: CommandContext): Promise<Incident> {
     const { sub: id, roles } = context.caller;
-    return this.run(incidentId, context, (state) =>
-      decide({ kind: 'assign_role', incidentId, time: this.now(), role, userId, caller: { id, roles } }, state),
-    );
+    return this.run(incidentId, context, (incident, time) => ({ kind: 'assign_role', incidentId: incident, time, role, userId, caller: { id, roles } }));
   }
 
   /** The same severity again appends nothing. */
   changeSeverity(incidentId: string, severity: unknown, context: CommandContext): Promise<Incident> {
-    return this.run(incidentId, context, (state) => decide({ kind: 'change_severity', incidentId, time: this.now(), severity }, state));
+    return this.run(incidentId, context, (id, time) => ({ kind: 'change_severity', incidentId: id, time, severity }));
   }
 
   /** Returns the note event as stored. */
   async addNote(incidentId: string, content: unknown, context: CommandContext): Promise<CloudEvent> {
-    const { appended } = await this.write(incidentId, context, (state) => decide({ kind: 'add_note', incidentId, time: this.now(), content }, state));
+    const { appended } = await this.write(incidentId, context, (id, time) => ({ kind: 'add_note', incidentId: id, time, content }));
     return appended[0];
   }
 
-  /** A command on an existing incident: decided only on what the caller may see. */
-  private async run(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Incident> {
-    return (await this.write(incidentId, context, decideEvents)).state as Incident;
+  /** A command on an existing incident, answered with the incident as the read models show it. */
+  private async run(incidentId: string, context: CommandContext, command: CommandOn): Promise<Incident> {
+    await this.write(incidentId, context, command);
+    return this.incidents.get(context.caller, incidentId);
   }
 
-  private async write(incidentId: string, context: CommandContext, decideEvents: DecideEvents): Promise<Handled<IncidentState>> {
-    const handled = await this.commands.handle(incidentStream, incidentStreamId(incidentId), (state) =>
-      this.decided(context, decideEvents(this.shown(incidentId, state, context))),
-    );
-    return this.answered(handled);
-  }
-
-  /** "No change" may be due to an event someone else appended: answer once the views show it too. */
-  private async answered<T extends Handled<IncidentState>>(handled: T): Promise<T> {
-    await this.views.waitFor(handled.position);
-    return handled;
+  /** Decided only on what the caller may see; a "no change" too waits for the read models, as it may rest on someone else's event. */
+  private write(incidentId: string, context: CommandContext, command: CommandOn): Promise<Executed<IncidentState, IncidentEvent | LedgerEvent>> {
+    return this.commands.execute(incidentWrites, incidentId, command(incidentId, this.now()), {
+      envelope: this.envelope(context),
+      seen: (state) => this.shown(incidentId, state, context),
+    });
   }
 
   private now(): string {
@@ -98,7 +95,7 @@ export class IncidentCommandHandler {
     return state && this.visibility.reveal(caller, incidentId, state);
   }
 
-  private decided(context: CommandContext, events: ReturnType<typeof decide>): CloudEvent[] {
-    return events.map((event) => toCloudEvent(event, { actor: context.caller.sub, sender: context.caller.sub, attributes: context.attributes }));
+  private envelope(context: CommandContext): (event: IncidentEvent | LedgerEvent) => CloudEvent {
+    return (event) => toCloudEvent(event as IncidentEvent, { actor: context.caller.sub, sender: context.caller.sub, attributes: context.attributes });
   }
 }

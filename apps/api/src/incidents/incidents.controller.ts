@@ -40,7 +40,7 @@ export class IncidentsController {
     const { input, attributes } = parseCreateIncidentBody(body, caller, this.visibility.levelsFor(caller));
     const incident = await this.commands.declare(input, { caller, attributes });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
-    return this.read(incident.id, caller);
+    return toIncidentResponse(incident);
   }
 
   @Get()
@@ -58,8 +58,8 @@ export class IncidentsController {
 
   @Get(':id')
   @IncidentsApiDocs.get
-  get(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
-    return this.read(id, caller);
+  async get(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
+    return toIncidentResponse(await this.incidents.get(caller, id));
   }
 
   @Post(':id/ack')
@@ -93,9 +93,5 @@ export class IncidentsController {
   private async move(id: string, transition: Transition, caller: Principal): Promise<{ status: string }> {
     const incident = await this.commands.transition(id, transition, { caller });
     return { status: incident.status };
-  }
-
-  private async read(id: string, caller: Principal): Promise<IncidentResponse> {
-    return toIncidentResponse(await this.incidents.get(caller, id));
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
-import { ID_GENERATOR, type IdGenerator, ReadYourWrites } from '@im/write-path';
+import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
 import type { Principal } from '@im/access';
 import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
 import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
@@ -40,7 +40,7 @@ type Outcome = { result: AlertResult; position?: bigint } | { unavailable: Clien
 export class AlertIngestion {
   constructor(
     private readonly appender: TimelineAppendHandler,
-    private readonly views: ReadYourWrites,
+    private readonly commands: CommandHandler,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
@@ -51,7 +51,7 @@ export class AlertIngestion {
     const positions = outcomes.flatMap((outcome) => ('position' in outcome && outcome.position !== undefined ? [outcome.position] : []));
     if (positions.length > 0) {
       try {
-        await this.views.waitFor(positions.reduce((a, b) => (a > b ? a : b)));
+        await this.commands.waitFor(positions.reduce((a, b) => (a > b ? a : b)));
       } catch (error) {
         throw retryLater(classify(error));
       }

@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { CloudEvent } from '@im/cloudevents';
+import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { incidentIdOfStream, incidentStreamId } from '@im/incidents';
-import { CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, RETRY_POLICY, type RetryPolicy, StreamTakenError } from '@im/write-path';
-import { incidentStream } from '../ledger/incident-stream';
+import { type Duplicate, type FingerprintState, incidentIdOfStream, RouteChangedError, type StreamEvent } from '@im/incidents';
+import {
+  CLOCK,
+  type Clock,
+  CommandHandler,
+  type Folded,
+  fingerprintWrites,
+  ID_GENERATOR,
+  type IdGenerator,
+  incidentWrites,
+  type StreamCommand,
+} from '@im/write-path';
 import { type AppendAnswer, type AppendResult, appendResultOf } from './append-result';
 import type { BatchItem } from './cloud-event.body';
-import { type AppendLookups, decideAppend, type Duplicate, planAppend, type PlanOptions, RouteChangedError } from './append-plan';
-import { FingerprintClaims } from './fingerprint-claims';
-
+import { type AppendLookups, type AppendPlan, type FingerprintFacts, planAppend, type PlanOptions, recording } from './append-plan';
 
 /** An append's answer, and the log position the read models must reach to show it (none for a duplicate). */
 export interface Recorded {
@@ -16,52 +23,55 @@ export interface Recorded {
   position?: bigint;
 }
 
+/** What the real append reads of a fingerprint: also the claims' revision, which an opening alert's claim is appended at. */
+interface StoredFingerprint extends FingerprintFacts {
+  claims: Folded<FingerprintState>;
+}
+
 /** Only incident streams carry dedup keys. */
 const duplicateOf = (recorded: RecordedEvent): Duplicate => ({ eventId: recorded.event.id, incidentId: incidentIdOfStream(recorded.streamId) as string });
 
 const duplicateAnswer = ({ eventId, incidentId }: Duplicate): AppendAnswer => ({ event_id: eventId, created: false, incident_id: incidentId });
 
-/** POST /api/v1/timeline/events: idempotent, routed to its incident, decided like any command. */
+/**
+ * POST /api/v1/timeline/events: idempotent, routed to its incident by the
+ * domain (routeEvent), decided like any command, in the write path's one
+ * retry loop: a stale revision, a taken id or a changed route plans again.
+ */
 @Injectable()
 export class TimelineAppendHandler {
-  /** The ledger as planning consults it: every stored event, and fingerprint claims that are written. */
-  private readonly ledger: AppendLookups = {
+  /** Per fingerprint, the opening of its incident under way in this process. */
+  private readonly opening = new Map<string, Promise<unknown>>();
+
+  /** The ledger as planning consults it: every stored event, and the fingerprints' claims. */
+  private readonly ledger: AppendLookups<StoredFingerprint> = {
     // Asked together, the keys share one lookup of the store; the first key found still decides.
     duplicateOf: async (keys) => {
       const existing = (await Promise.all(keys.map((key) => this.eventStore.findByDedupKey(key)))).find((recorded) => recorded !== undefined);
       return existing && duplicateOf(existing);
     },
-    boundIncident: (fingerprint) => this.claims.bound(fingerprint),
-    joinOrClaim: (fingerprint) => this.claims.joinOrClaim(fingerprint),
-    newIncidentId: () => this.ids.incidentId(),
+    fingerprint: async (fingerprint) => {
+      const claims = await this.commands.current(fingerprintWrites, fingerprint);
+      const bound = claims.state;
+      return { claims, bound, boundIncident: bound === undefined ? undefined : await this.commands.state(incidentWrites, bound) };
+    },
   };
 
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     private readonly commands: CommandHandler,
-    private readonly views: ReadYourWrites,
-    private readonly claims: FingerprintClaims,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
   ) {}
 
   /** Records the event, then waits until the read models show it. */
   async append(event: CloudEvent): Promise<AppendAnswer> {
-    const { answer, position } = await this.record(event);
-    if (position !== undefined) await this.views.waitFor(position);
-    return answer;
+    return (await this.commands.run('incident', () => this.commit(event, {}))).answer;
   }
 
-  /**
-   * Plans the append and commits the plan, without waiting for the read
-   * models (a caller appending many events waits once, for the last);
-   * plans again when a drawn id was taken or the routed incident was resolved meanwhile.
-   */
+  /** Records the event without waiting for the read models (a caller appending many events waits once, for the last). */
   record(event: CloudEvent, options: PlanOptions = {}): Promise<Recorded> {
-    return this.retry.run(
-      () => this.commit(event, options),
-      (error) => error instanceof RouteChangedError || error instanceof StreamTakenError,
-    );
+    return this.commands.run('incident', () => this.commit(event, options), { wait: false });
   }
 
   /** A batch: each event appended as if alone, in order; a refusal is its own entry's answer and undoes nothing. */
@@ -73,19 +83,55 @@ export class TimelineAppendHandler {
     return results;
   }
 
+  /** One attempt: plan, then store on the incident routed to (with the writes queued on it), or open one. */
   private async commit(event: CloudEvent, options: PlanOptions): Promise<Recorded> {
-    const plan = await planAppend(event, this.ledger, options);
-    if (plan.kind === 'duplicate') return { answer: duplicateAnswer(plan) };
     try {
-      const { position } = await this.commands.handle(incidentStream, incidentStreamId(plan.incidentId), (state) => decideAppend(plan, state), {
-        dedupKeys: plan.dedupKeys,
-        newStream: plan.opensIncident,
-      });
-      return { answer: { event_id: event.id, created: true, incident_id: plan.incidentId }, position };
+      const plan = await planAppend(event, this.ledger, options);
+      const { route, dedupKeys } = plan;
+      if (route.kind === 'duplicate') return { answer: duplicateAnswer(route) };
+      if (route.kind === 'open') return await this.open(event, plan);
+      const { stored, command } = recording(event, route.incidentId, route);
+      const { position } = await this.commands.once(incidentWrites, route.incidentId, command, { envelope: () => stored, dedupKeys });
+      return { answer: { event_id: event.id, created: true, incident_id: route.incidentId }, position };
     } catch (error) {
       // A concurrent copy of this event won: answer as its duplicate.
       if (error instanceof DuplicateEventError) return { answer: duplicateAnswer(duplicateOf(error.existing)) };
       throw error;
     }
+  }
+
+  /**
+   * A new incident under a freshly drawn id (a taken one is a conflict: drawn
+   * again), with the claim of the alert's fingerprint at the revision routing
+   * read: one atomic append, so no claim names an incident that was never written.
+   * While another alert of the fingerprint opens one in this process, the
+   * alert waits for it and is routed again (it joins it) instead of racing it.
+   */
+  private async open(event: CloudEvent, { route, dedupKeys, fingerprint }: AppendPlan<StoredFingerprint>): Promise<Recorded> {
+    const claims = route.kind === 'open' ? route.claims : undefined;
+    const inFlight = claims === undefined ? undefined : this.opening.get(claims);
+    if (inFlight) {
+      await inFlight.catch(() => undefined);
+      throw new RouteChangedError(`Fingerprint ${claims} was claimed while the alert was routed`);
+    }
+    const incidentId = this.ids.incidentId();
+    const { stored, command } = recording(event, incidentId, route);
+    const opening: StreamCommand<unknown, unknown, unknown>[] = [{ model: incidentWrites, key: incidentId, command, envelope: () => stored, dedupKeys }];
+    if (claims !== undefined && fingerprint) {
+      const claim = { kind: 'claim' as const, fingerprint: claims, incidentId };
+      opening.unshift({ model: fingerprintWrites, key: claims, command: claim, envelope: (decided: StreamEvent) => this.claimEvent(decided), base: fingerprint.claims });
+    }
+    const writing = this.commands.together(opening);
+    if (claims !== undefined) {
+      this.opening.set(claims, writing);
+      const done = () => this.opening.get(claims) === writing && this.opening.delete(claims);
+      writing.then(done, done);
+    }
+    const written = await writing;
+    return { answer: { event_id: event.id, created: true, incident_id: incidentId }, position: written[written.length - 1].position };
+  }
+
+  private claimEvent({ type, data }: StreamEvent): CloudEvent {
+    return { specversion: '1.0', id: this.ids.eventId(), source: SERVICE_SOURCE, type, time: this.clock.now().toISOString(), data: { ...data } };
   }
 }

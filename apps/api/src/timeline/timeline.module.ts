@@ -5,7 +5,6 @@ import { TimelineAuthorizer } from '@im/access';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerExports } from '../ledger-proof/ledger-exports';
 import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
-import { FingerprintClaims } from './fingerprint-claims';
 import { TimelineAppendHandler } from './timeline-append.handler';
 import { TimelineController } from './timeline.controller';
 import { TimelineExports } from './timeline-export.service';
@@ -19,12 +18,11 @@ import { TimelineReader } from './timeline-reader.service';
     TimelineAppendHandler,
     TimelineReader,
     TimelineAuthorizer,
-    FingerprintClaims,
     TimelineCursors,
     LedgerExports,
     TimelineExports,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
-  exports: [TimelineReader, TimelineCursors, FingerprintClaims, TimelineAppendHandler],
+  exports: [TimelineReader, TimelineCursors, TimelineAppendHandler],
 })
 export class TimelineModule {}

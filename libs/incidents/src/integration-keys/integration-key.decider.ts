@@ -1,4 +1,6 @@
+import type { Decider, StreamEvent } from '../decider';
 import { ConflictError, InvalidError, NotFoundError } from '../domain-errors';
+import { INTEGRATION_KEYS_STREAM } from '../stream-names';
 
 /** Event type strings are a public contract: never rename them. */
 export const INTEGRATION_KEY_CREATED_TYPE = 'im.integration_key.created';
@@ -73,3 +75,10 @@ export function decideIntegrationKey(command: IntegrationKeyCommand, state: Inte
     }
   }
 }
+
+export const integrationKeyDecider: Decider<IntegrationKeyCommand, IntegrationKeysState, StreamEvent> = {
+  stream: { subject: 'integration keys', streamId: () => INTEGRATION_KEYS_STREAM },
+  initialState: initialIntegrationKeysState,
+  decide: decideIntegrationKey,
+  evolve: evolveIntegrationKeys,
+};

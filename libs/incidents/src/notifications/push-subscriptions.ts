@@ -1,4 +1,6 @@
+import type { Decider, StreamEvent } from '../decider';
 import { NotFoundError } from '../domain-errors';
+import { userStreamId } from '../stream-names';
 
 /** Events of a responder's stream (`user-<sub>`): their Web Push subscriptions. */
 export const PUSH_SUBSCRIBED_TYPE = 'im.user.push_subscribed';
@@ -55,3 +57,19 @@ export function decideUnsubscribe(id: string, reason: PushUnsubscribedData['reas
   }
   return [{ type: PUSH_UNSUBSCRIBED_TYPE, data: { id, reason } }];
 }
+
+export type PushSubscriptionCommand =
+  | ({ kind: 'subscribe' } & PushSubscribedData)
+  | ({ kind: 'unsubscribe' } & PushUnsubscribedData);
+
+/** The responder's stream, folded for their push subscriptions (their preferences live on the same stream). */
+export const pushSubscriptionDecider: Decider<PushSubscriptionCommand, PushSubscriptionsState, StreamEvent> = {
+  stream: { subject: 'push subscriptions', streamId: userStreamId },
+  initialState: initialPushSubscriptionsState,
+  decide: (command, state) => {
+    if (command.kind === 'unsubscribe') return decideUnsubscribe(command.id, command.reason, state);
+    const { kind: _, ...subscription } = command;
+    return decideSubscribe(subscription, state);
+  },
+  evolve: evolvePushSubscriptions,
+};

@@ -1,4 +1,6 @@
+import type { Decider, StreamEvent } from '../decider';
 import { ConflictError, InvalidError, NotFoundError } from '../domain-errors';
+import { WEBHOOKS_STREAM } from '../stream-names';
 
 /** Event type strings are a public contract: never rename them. */
 export const WEBHOOK_REGISTERED_TYPE = 'im.webhook.registered';
@@ -107,3 +109,10 @@ export function decideWebhook(command: WebhookCommand, state: WebhooksState): We
     }
   }
 }
+
+export const webhookDecider: Decider<WebhookCommand, WebhooksState, StreamEvent> = {
+  stream: { subject: 'webhooks', streamId: () => WEBHOOKS_STREAM },
+  initialState: initialWebhooksState,
+  decide: decideWebhook,
+  evolve: evolveWebhooks,
+};

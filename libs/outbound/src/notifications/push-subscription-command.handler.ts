@@ -1,27 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
-import {
-  decideSubscribe,
-  decideUnsubscribe,
-  evolvePushSubscriptions,
-  initialPushSubscriptionsState,
-  InvalidError,
-  type PushSubscriptionEvent,
-  type PushSubscriptionsState,
-  type PushUnsubscribedData,
-  userStreamId,
-} from '@im/incidents';
-import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
+import { InvalidError, type PushSubscriptionCommand, type PushUnsubscribedData } from '@im/incidents';
+import { CommandHandler, pushSubscriptionWrites } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from '../webhooks/webhook-address';
 import type { PushSubscriptionInput } from './push-subscription.input';
-
-/** The responder's stream, folded for their push subscriptions (their preferences live on the same stream). */
-const subscriptionsStream: StreamModel<PushSubscriptionsState> = {
-  subject: 'push subscriptions',
-  initialState: initialPushSubscriptionsState,
-  evolve: (state, { event }) => evolvePushSubscriptions(state, event),
-};
 
 /** Who the ledger names when a push service said a subscription is gone. */
 export const NOTIFICATIONS_ACTOR = 'notifications';
@@ -37,9 +20,6 @@ export interface RegisteredPushSubscription {
 export class PushSubscriptionCommandHandler {
   constructor(
     private readonly commands: CommandHandler,
-    private readonly views: ReadYourWrites,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -47,20 +27,18 @@ export class PushSubscriptionCommandHandler {
   async register(userId: string, input: PushSubscriptionInput, clearance: string): Promise<RegisteredPushSubscription> {
     await this.refuseBlocked(new URL(input.endpoint));
     const id = `ps_${randomBytes(12).toString('hex')}`;
-    const { appended, position } = await this.decide(userId, userId, (state) => decideSubscribe({ id, ...input, clearance }, state));
-    await this.views.waitFor(position);
+    const { appended } = await this.decide(userId, userId, { kind: 'subscribe', id, ...input, clearance });
     return { id, endpoint: input.endpoint, createdAt: appended[appended.length - 1].time };
   }
 
   /** Another responder's subscription is not found (404), as one that does not exist. */
   async unregister(userId: string, id: string): Promise<void> {
-    const { position } = await this.decide(userId, userId, (state) => decideUnsubscribe(id, 'unregistered', state));
-    await this.views.waitFor(position);
+    await this.decide(userId, userId, { kind: 'unsubscribe', id, reason: 'unregistered' });
   }
 
   /** The push service answered 404 or 410: nothing more is sent to it. */
   async remove(userId: string, id: string, reason: PushUnsubscribedData['reason']): Promise<void> {
-    await this.decide(userId, NOTIFICATIONS_ACTOR, (state) => decideUnsubscribe(id, reason, state));
+    await this.decide(userId, NOTIFICATIONS_ACTOR, { kind: 'unsubscribe', id, reason }, false);
   }
 
   /** As webhook urls are (and checked again at each send): a push service is never on a private network, unless PUSH_ALLOW_PRIVATE_NETWORKS. */
@@ -73,9 +51,8 @@ export class PushSubscriptionCommandHandler {
     }
   }
 
-  private decide(userId: string, actor: string, decide: (state: PushSubscriptionsState) => PushSubscriptionEvent[]) {
-    return this.commands.handle(subscriptionsStream, userStreamId(userId), (state) =>
-      decide(state).map((event) => serviceEvent(this.ids, this.clock, actor, event)),
-    );
+  /** `wait`: answer once the read model shows the change (not for deliveries, which do not read it). */
+  private decide(userId: string, actor: string, command: PushSubscriptionCommand, wait = true) {
+    return this.commands.execute(pushSubscriptionWrites, userId, command, { envelope: this.commands.serviceEnvelope(actor), wait });
   }
 }

@@ -1,17 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DataClass, Visibility } from '@im/cloudevents';
 import { APP_CONFIG, type AppConfig } from '@im/config';
-import {
-  decideWebhook,
-  evolveWebhooks,
-  initialWebhooksState,
-  InvalidError,
-  WEBHOOKS_STREAM,
-  type WebhookCommand,
-  type WebhookRegisteredData,
-  type WebhooksState,
-} from '@im/incidents';
-import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, type IdGenerator, ReadYourWrites, serviceEvent, type StreamModel } from '@im/write-path';
+import { InvalidError, WEBHOOKS_STREAM, type WebhookCommand, type WebhookRegisteredData } from '@im/incidents';
+import { CommandHandler, ID_GENERATOR, type IdGenerator, webhookWrites } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from './webhook-address';
 import { newWebhookSecret, sealWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
 import type { CreatedWebhook } from './webhook.view';
@@ -24,13 +15,6 @@ export interface CreateWebhookInput {
   dataAccess: DataClass[];
   description: string | null;
 }
-
-/** The `webhooks` stream, folded as decisions need it. */
-const webhooksStream: StreamModel<WebhooksState> = {
-  subject: 'webhooks',
-  initialState: initialWebhooksState,
-  evolve: (state, { event }) => evolveWebhooks(state, event),
-};
 
 /** Who the ledger names when deliveries disable a registration (an endpoint answered 410). */
 export const WEBHOOK_DELIVERY_ACTOR = 'webhook-delivery';
@@ -45,8 +29,6 @@ export const WEBHOOK_DELIVERY_ACTOR = 'webhook-delivery';
 export class WebhookCommandHandler {
   constructor(
     private readonly commands: CommandHandler,
-    private readonly views: ReadYourWrites,
-    @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WEBHOOK_SECRET_KEY) private readonly secretKey: Buffer,
@@ -58,8 +40,7 @@ export class WebhookCommandHandler {
     const secret = newWebhookSecret();
     const { url, eventTypes, clearance, dataAccess, description } = input;
     const command: WebhookCommand = { kind: 'register', id, url: url.href, eventTypes, clearance, dataAccess, description, sealedSecret: sealWebhookSecret(this.secretKey, id, secret) };
-    const { appended, position } = await this.decide(command, actor);
-    await this.views.waitFor(position);
+    const { appended } = await this.decide(command, actor);
     const data = appended[0].data as unknown as WebhookRegisteredData;
     return {
       id,
@@ -75,13 +56,12 @@ export class WebhookCommandHandler {
   }
 
   async remove(id: string, actor: string): Promise<void> {
-    const { position } = await this.decide({ kind: 'remove', id }, actor);
-    await this.views.waitFor(position);
+    await this.decide({ kind: 'remove', id }, actor);
   }
 
   /** Deliveries stop for good (the endpoint answered 410 Gone); the registration stays listed with `enabled: false`. */
   async disable(id: string, reason: string): Promise<void> {
-    await this.decide({ kind: 'disable', id, reason }, WEBHOOK_DELIVERY_ACTOR);
+    await this.decide({ kind: 'disable', id, reason }, WEBHOOK_DELIVERY_ACTOR, false);
   }
 
   /** A host that is, or resolves to, a private address is refused; one that does not resolve yet is checked again at each delivery. */
@@ -95,9 +75,8 @@ export class WebhookCommandHandler {
     }
   }
 
-  private decide(command: WebhookCommand, actor: string) {
-    return this.commands.handle(webhooksStream, WEBHOOKS_STREAM, (state) =>
-      decideWebhook(command, state).map((event) => serviceEvent(this.ids, this.clock, actor, event)),
-    );
+  /** `wait`: answer once the read model shows the change (not for deliveries, which do not read it). */
+  private decide(command: WebhookCommand, actor: string, wait = true) {
+    return this.commands.execute(webhookWrites, WEBHOOKS_STREAM, command, { envelope: this.commands.serviceEnvelope(actor), wait });
   }
 }

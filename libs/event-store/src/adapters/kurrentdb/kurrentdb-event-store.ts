@@ -31,6 +31,7 @@ import {
   type ExpectedRevision,
   type LogHandler,
   type RecordedEvent,
+  type StreamAppend,
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
@@ -106,6 +107,16 @@ function pinned(expected: ExpectedRevision, last: bigint | undefined): ExpectedR
   return expected;
 }
 
+/** One stream's part of an append, ready to send. */
+interface PinnedPart {
+  streamId: string;
+  expected: ExpectedRevision;
+  /** `expected`, or the revision of the stream's last event where `expected` would allow another append in between. */
+  state: ExpectedRevision;
+  records: EventData[];
+  keys: string[];
+}
+
 /** What a reservation records: the event that took the key. */
 interface Reservation {
   streamId: string;
@@ -117,10 +128,10 @@ interface Reservation {
  * CloudEvent is the event's JSON data.
  *
  * Each dedup key owns a stream `dedup-<sha256(key)>` holding one reservation.
- * An append with dedup keys is one atomic multi-stream append: a reservation
- * to every key's stream at `no_stream`, and the events to the target at its
- * expected state. Either all are written or none, so a taken key (or a stale
- * revision) refuses the whole append. Each reservation has a fresh event id:
+ * An append with dedup keys, or to several streams (appendMulti), is one
+ * atomic multi-stream append: a reservation to every key's stream at
+ * `no_stream`, and the events to each target at its expected state. Either all
+ * are written or none, so a taken key (or a stale revision) refuses the whole append. Each reservation has a fresh event id:
  * the server answers a repeated event id with an idempotent success instead of
  * a conflict, which would let every racer for a key "win".
  */
@@ -136,34 +147,48 @@ export class KurrentDbEventStore implements EventStore {
     this.filter = streamNameFilter({ prefixes: [...options.streamPrefixes] });
   }
 
-  /**
-   * The ledger records chain from the stream's last event's metadata, and the append is made at
-   * that event's revision, so the links hold even when the caller appends at `any`.
-   */
   async append(streamId: string, events: CloudEvent[], expected: ExpectedRevision, options: AppendOptions = {}): Promise<AppendResult> {
-    const keys = [...new Set(options.dedupKeys ?? [])];
+    return (await this.appendMulti([{ streamId, events, expected, ...options }]))[0];
+  }
+
+  /**
+   * The ledger records chain from each stream's last event's metadata, and each part is appended at
+   * that event's revision, so the links hold even when the caller appends at `any`. One part without
+   * dedup keys is a plain append; anything else is one multi-stream append, all or nothing.
+   */
+  async appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
+    const keys = appends.flatMap((append) => [...new Set(append.dedupKeys ?? [])]);
+    if (appends.length === 0 || appends.some(({ events }) => events.length === 0)) throw new Error('Nothing to append');
+    if (new Set(appends.map(({ streamId }) => streamId)).size < appends.length) throw new Error('A stream is named twice in one append');
+    if (new Set(keys).size < keys.length) throw new Error('A dedup key is given to two parts of one append');
     for (let attempt = 0; ; attempt++) {
-      const last = await this.lastEvent(streamId);
-      const state = pinned(expected, last?.revision);
-      const ledger = chainLedger(headsAfter(last?.ledger), events);
-      const records = events.map((event, i) =>
-        jsonEvent({
-          id: eventUuid(event, streamId),
-          type: event.type,
-          data: event as unknown as Record<string, unknown>,
-          metadata: { [LEDGER_METADATA]: JSON.stringify(ledger[i]) },
-        }),
-      );
+      const parts = await Promise.all(appends.map((append) => this.pinnedPart(append)));
       try {
-        return keys.length ? await this.appendReserving(streamId, records, state, keys) : await this.appendOnly(streamId, records, state);
+        return parts.length === 1 && parts[0].keys.length === 0 ? [await this.appendOnly(parts[0])] : await this.appendReserving(parts);
       } catch (error) {
         if (!(error instanceof WrongExpectedVersionError)) throw error;
         const taken = keys.find((key) => dedupStreamId(key) === error.streamName);
         if (taken !== undefined) throw new DuplicateEventError(taken, await this.owner(taken));
-        if (state !== expected && attempt < LEDGER_RETRIES) continue;
-        throw new WrongExpectedRevisionError(streamId, expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
+        const refused = parts.find((part) => part.streamId === error.streamName) ?? parts[0];
+        if (refused.state !== refused.expected && attempt < LEDGER_RETRIES) continue;
+        throw new WrongExpectedRevisionError(refused.streamId, refused.expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
       }
     }
+  }
+
+  /** A part with its records chained from its stream's last event, and the state that pins the append right after that event. */
+  private async pinnedPart({ streamId, events, expected, dedupKeys }: StreamAppend): Promise<PinnedPart> {
+    const last = await this.lastEvent(streamId);
+    const ledger = chainLedger(headsAfter(last?.ledger), events);
+    const records = events.map((event, i) =>
+      jsonEvent({
+        id: eventUuid(event, streamId),
+        type: event.type,
+        data: event as unknown as Record<string, unknown>,
+        metadata: { [LEDGER_METADATA]: JSON.stringify(ledger[i]) },
+      }),
+    );
+    return { streamId, expected, state: pinned(expected, last?.revision), records, keys: [...new Set(dedupKeys ?? [])] };
   }
 
   /** The stream's last event: its revision and ledger record (one read, however long the stream). */
@@ -183,31 +208,37 @@ export class KurrentDbEventStore implements EventStore {
     return headsAfter((await this.lastEvent(streamId))?.ledger);
   }
 
-  private async appendOnly(streamId: string, records: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
-    const result = await this.client.appendToStream(streamId, records, { streamState: streamState(expected) });
+  private async appendOnly({ streamId, records, state }: PinnedPart): Promise<AppendResult> {
+    const result = await this.client.appendToStream(streamId, records, { streamState: streamState(state) });
     if (!result.position) throw new Error('KurrentDB did not return the append position (server older than 22.6?)');
     return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
   }
 
-  /** Reservations first, so a taken key is reported as such even when the revision is stale too (as the SQLite store does). */
-  private async appendReserving(streamId: string, records: EventData[], expected: ExpectedRevision, keys: string[]): Promise<AppendResult> {
-    const reservation: Reservation = { streamId, eventUuid: records[0].id };
+  /** Reservations first, so a taken key is reported as such even when a revision is stale too (as the SQLite store does). */
+  private async appendReserving(parts: PinnedPart[]): Promise<AppendResult[]> {
     const requests: AppendStreamRequest[] = [
-      ...keys.map((key): AppendStreamRequest => ({
-        streamName: dedupStreamId(key),
-        expectedState: NO_STREAM,
-        events: [jsonEvent({ id: randomUUID(), type: RESERVATION_TYPE, data: { ...reservation } })],
-      })),
-      { streamName: streamId, expectedState: streamState(expected), events: records },
+      ...parts.flatMap(({ streamId, records, keys }) => {
+        const reservation: Reservation = { streamId, eventUuid: records[0].id };
+        return keys.map((key): AppendStreamRequest => ({
+          streamName: dedupStreamId(key),
+          expectedState: NO_STREAM,
+          events: [jsonEvent({ id: randomUUID(), type: RESERVATION_TYPE, data: { ...reservation } })],
+        }));
+      }),
+      ...parts.map(({ streamId, records, state }): AppendStreamRequest => ({ streamName: streamId, expectedState: streamState(state), events: records })),
     ];
     const result = await this.client.multiStreamAppend(requests);
-    const revision = result.responses.find((response) => response.streamName === streamId)?.revision;
-    if (revision === undefined) throw new Error(`KurrentDB's multi-stream append did not report stream ${streamId}`);
-    // The answer carries the transaction's commit position only; the event's own {commit, prepare} is read back.
-    for await (const resolved of this.client.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
-      if (resolved.event?.position) return { nextExpectedRevision: revision, position: packPosition(resolved.event.position) };
-    }
-    throw new Error(`KurrentDB did not return the position of ${streamId}@${revision}`);
+    return Promise.all(
+      parts.map(async ({ streamId }) => {
+        const revision = result.responses.find((response) => response.streamName === streamId)?.revision;
+        if (revision === undefined) throw new Error(`KurrentDB's multi-stream append did not report stream ${streamId}`);
+        // The answer carries the transaction's commit position only; the event's own {commit, prepare} is read back.
+        for await (const resolved of this.client.readStream(streamId, { fromRevision: revision, maxCount: 1 })) {
+          if (resolved.event?.position) return { nextExpectedRevision: revision, position: packPosition(resolved.event.position) };
+        }
+        throw new Error(`KurrentDB did not return the position of ${streamId}@${revision}`);
+      }),
+    );
   }
 
   /** The event that holds a key whose reservation the server refused to repeat. */

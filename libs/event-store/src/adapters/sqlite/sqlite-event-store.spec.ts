@@ -212,3 +212,38 @@ function exported(stream: StoredLedgerEvent[]): LedgerBundle {
     keys: [key],
   };
 }
+
+describe('an append to several streams in a batch chained in the worker thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sqlite-append-multi-'));
+  const file = join(dir, 'events.sqlite');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes the parts of an accepted one, none of a refused one, and chains the appends after them from where their streams stand', async () => {
+    const store = new SqliteEventStore(file, { chainInWorker: true });
+    try {
+      await store.append('fingerprint-F', [note('f0')], 'no_stream');
+      // One batch of more than 24 events: an accepted and a refused appendMulti, and appends behind each to the same streams.
+      const outcomes = await Promise.allSettled([
+        store.appendMulti([
+          { streamId: 'fingerprint-F', events: [note('f1')], expected: 0n },
+          { streamId: 'incident-N', events: Array.from({ length: 24 }, (_, i) => note(`n${i}`)), expected: 'no_stream', dedupKeys: ['key-n'] },
+        ]),
+        store.appendMulti([
+          { streamId: 'incident-M', events: [note('m-lost')], expected: 'no_stream', dedupKeys: ['key-m'] },
+          { streamId: 'fingerprint-F', events: [note('f-lost')], expected: 0n },
+        ]),
+        store.append('incident-M', [note('m0')], 'any'),
+        store.append('incident-N', [note('n24')], 'any'),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((await store.readStream('fingerprint-F')).map((e) => e.event.id)).toEqual(['f0', 'f1']);
+      expect((await store.readStream('incident-M')).map((e) => e.event.id)).toEqual(['m0']);
+      expect(await store.findByDedupKey('key-m')).toBeUndefined();
+      expect((await store.findByDedupKey('key-n'))?.event.id).toBe('n0');
+      for (const stream of ['fingerprint-F', 'incident-M', 'incident-N']) expectChained(await store.readStream(stream));
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});

@@ -12,6 +12,7 @@ import {
   type ExpectedRevision,
   type LogHandler,
   type RecordedEvent,
+  type StreamAppend,
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
@@ -40,7 +41,11 @@ interface PendingAppend {
   bodies?: string[];
   /** Ledger records (JSON) chained off the main thread, valid if the stream is still at `revision` when written. */
   chained?: { revision: number | null; records: string[] };
+  /** On the first part of an appendMulti: how many appends, this one and the ones right after it, are written all or none. */
+  together?: number;
 }
+
+type Outcome = { ok: true; result: AppendResult; recorded: RecordedEvent[] } | { ok: false; error: WrongExpectedRevisionError | DuplicateEventError };
 
 /** A stream's last revision (null: none) and the chain heads it left. */
 interface ChainTip {
@@ -188,15 +193,20 @@ export class SqliteEventStore implements EventStore {
     );
     this.appendBatch = this.db.transaction((batch: PendingAppend[]) => {
       const checks = this.checksFor(batch);
-      return batch.map((append) => {
+      const outcomes: Outcome[] = [];
+      for (let i = 0; i < batch.length; i += batch[i].together ?? 1) {
+        const parts = batch[i].together === undefined ? [batch[i]] : batch.slice(i, i + batch[i].together!);
         try {
-          return { ok: true as const, ...this.write(append, checks) };
+          // Every part is checked before any is written, so a refused one leaves the others unwritten too.
+          parts.forEach((append) => this.check(append, checks));
+          for (const append of parts) outcomes.push({ ok: true, ...this.write(append, checks) });
         } catch (error) {
           // A refused append wrote nothing; anything else (full, I/O) fails the whole batch, rolled back.
-          if (error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventError) return { ok: false as const, error };
-          throw error;
+          if (!(error instanceof WrongExpectedRevisionError || error instanceof DuplicateEventError)) throw error;
+          parts.forEach(() => outcomes.push({ ok: false, error }));
         }
-      });
+      }
+      return outcomes;
     });
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
@@ -209,14 +219,42 @@ export class SqliteEventStore implements EventStore {
     expected: ExpectedRevision,
     options: AppendOptions = {},
   ): Promise<AppendResult> {
-    if (this.closed) return Promise.reject(new Error('Event store is closed'));
-    if (this.unsynced) return Promise.reject(this.unsynced);
-    if (events.length === 0) return Promise.reject(new Error('Nothing to append'));
+    const refused = this.refusal([{ streamId, events }]);
+    if (refused) return Promise.reject(refused);
     const dedupKeys = [...new Set(options.dedupKeys ?? [])];
     return new Promise((resolve, reject) => {
       this.pending.push({ streamId, events, expected, dedupKeys, resolve, reject });
       this.scheduleFlush();
     });
+  }
+
+  /** The parts go into the same batch, one after the other, so one transaction and one sync write them all or none. */
+  appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
+    const keys = appends.flatMap((append) => [...new Set(append.dedupKeys ?? [])]);
+    const refused = this.refusal(appends) ?? (new Set(keys).size < keys.length ? new Error('A dedup key is given to two parts of one append') : undefined);
+    if (refused) return Promise.reject(refused);
+    return new Promise((resolve, reject) => {
+      const results: AppendResult[] = [];
+      let left = appends.length;
+      appends.forEach(({ streamId, events, expected, dedupKeys = [] }, i) => {
+        const resolvePart = (result: AppendResult) => {
+          results[i] = result;
+          if (--left === 0) resolve(results);
+        };
+        // Every part is refused with the same error: the first rejection settles the promise.
+        this.pending.push({ streamId, events, expected, dedupKeys: [...new Set(dedupKeys)], resolve: resolvePart, reject, ...(i === 0 ? { together: appends.length } : {}) });
+      });
+      this.scheduleFlush();
+    });
+  }
+
+  /** Why the appends cannot even be tried, if they cannot. */
+  private refusal(appends: Pick<StreamAppend, 'streamId' | 'events'>[]): Error | undefined {
+    if (this.closed) return new Error('Event store is closed');
+    if (this.unsynced) return this.unsynced;
+    if (appends.length === 0 || appends.some(({ events }) => events.length === 0)) return new Error('Nothing to append');
+    if (new Set(appends.map(({ streamId }) => streamId)).size < appends.length) return new Error('A stream is named twice in one append');
+    return undefined;
   }
 
   /**
@@ -344,12 +382,8 @@ export class SqliteEventStore implements EventStore {
     return taken;
   }
 
-  /**
-   * Checks the append against the stream's head and the taken keys (both kept
-   * up to date with the batch's earlier appends), then writes it; a refusal
-   * throws before anything is written.
-   */
-  private write({ streamId, events, expected, dedupKeys, bodies, chained }: PendingAppend, { heads, taken }: BatchChecks): { result: AppendResult; recorded: RecordedEvent[] } {
+  /** Checks the append against the stream's head and the taken keys (both kept up to date with the batch's earlier appends); throws its refusal. */
+  private check({ streamId, expected, dedupKeys }: PendingAppend, { heads, taken }: BatchChecks): void {
     // A taken key is the answer even when the stream moved on too.
     for (const key of dedupKeys) {
       const position = taken.get(key);
@@ -358,6 +392,11 @@ export class SqliteEventStore implements EventStore {
     const current = heads.get(streamId) ?? null;
     const actual = current === null ? 'no_stream' : BigInt(current);
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
+  }
+
+  /** Writes a checked append. */
+  private write({ streamId, events, dedupKeys, bodies, chained }: PendingAppend, { heads, taken }: BatchChecks): { result: AppendResult; recorded: RecordedEvent[] } {
+    const current = heads.get(streamId) ?? null;
     const recordedAt = new Date().toISOString();
     let revision = current === null ? -1 : current;
     // Chained off the main thread from where the stream still stands, else here.
