@@ -103,6 +103,9 @@ describe('who is on call', () => {
   });
 });
 
+// Each property takes a second or two alone; a loaded machine running the whole suite needs more than jest's 5 s.
+const PROPERTY_TIMEOUT_MS = 60_000;
+
 // Properties: random layers, restrictions, overrides and windows, in zones of both hemispheres and odd offsets.
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kolkata', 'Pacific/Chatham'];
 const YEAR_START = Date.parse('2026-01-01T00:00:00Z');
@@ -146,7 +149,7 @@ describe('who is on call, as properties', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('agrees with onCallAt at every edge of every shift and at random instants: covered time is exactly the shifts', () => {
     fc.assert(
@@ -162,5 +165,5 @@ describe('who is on call, as properties', () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, PROPERTY_TIMEOUT_MS);
 });
