@@ -28,10 +28,12 @@ import { checkIntegrity } from './storage-checks';
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
-/** A store kept in a SQLite file of DATA_DIR, and what to do when quick_check finds it damaged. */
+/** A store kept in a SQLite file of DATA_DIR, its adapter's integrity check, and what to do when it finds the file damaged. */
 export interface EmbeddedStoreFile {
   component: 'event_store' | 'read_store';
   file: string;
+  /** The problems SQLite's quick_check finds in the file (SqliteEventStore's or SqliteReadStore's checkIntegrity). */
+  quickCheck: (file: string) => Promise<string[]>;
   ifDamaged: string;
 }
 
@@ -39,13 +41,19 @@ export interface EmbeddedStoreFile {
 export function embeddedStoreFiles(config: AppConfig): EmbeddedStoreFile[] {
   const files: EmbeddedStoreFile[] = [];
   if (config.eventStore.kind === 'sqlite') {
-    files.push({ component: 'event_store', file: join(config.dataDir, EVENTS_FILE), ifDamaged: '. It is the only copy of the event log: restore it from a backup' });
+    files.push({
+      component: 'event_store',
+      file: join(config.dataDir, EVENTS_FILE),
+      quickCheck: SqliteEventStore.checkIntegrity,
+      ifDamaged: '. It is the only copy of the event log: restore it from a backup',
+    });
   }
   if (config.readStore.kind === 'sqlite') {
     const file = join(config.dataDir, READ_MODELS_FILE);
     files.push({
       component: 'read_store',
       file,
+      quickCheck: SqliteReadStore.checkIntegrity,
       ifDamaged: `. The read models hold nothing the event log does not: stop the service, move ${file} and its -wal and -shm files aside and start again: they are rebuilt from the log`,
     });
   }
@@ -58,7 +66,8 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
   component: EmbeddedStoreFile['component'],
   open: (file: string) => S,
 ): Promise<S> {
-  const { file, ifDamaged } = embeddedStoreFiles(config).find((f) => f.component === component)!;
+  const embedded = embeddedStoreFiles(config).find((f) => f.component === component)!;
+  const { file, ifDamaged } = embedded;
   let store: S;
   try {
     store = open(file);
@@ -66,7 +75,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
     throw storageError(file, error, ifDamaged);
   }
   try {
-    await checkIntegrity(file, ifDamaged);
+    await checkIntegrity(embedded);
   } catch (error) {
     await store.close();
     throw error;

@@ -1,9 +1,9 @@
 import { statfs } from 'node:fs/promises';
-import { quickCheck } from '@im/sqlite-runtime';
+import type { EmbeddedStoreFile } from './persistence.module';
 import { StorageError, storageError } from './storage-error';
 
-/** Resolves with a short report when the file is sound; rejects with a StorageError saying what is damaged and what to do. */
-export async function checkIntegrity(file: string, ifDamaged: string): Promise<string> {
+/** Resolves with a short report when the store's adapter finds its file sound; rejects with a StorageError saying what is damaged and what to do. */
+export async function checkIntegrity({ file, quickCheck, ifDamaged }: EmbeddedStoreFile): Promise<string> {
   let problems: string[];
   try {
     problems = await quickCheck(file);

@@ -18,7 +18,7 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-import { BackgroundReads, type RowShape } from '@im/sqlite-runtime';
+import { BackgroundReads, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
@@ -81,6 +81,11 @@ class ListReads {
 }
 
 export class SqliteReadStore implements ReadStore {
+  /** What SQLite's quick_check finds wrong with a store's file, empty when it is sound (read from disk, off the event loop: quickCheck). */
+  static checkIntegrity(file: string): Promise<string[]> {
+    return quickCheck(file);
+  }
+
   private readonly db: Database.Database;
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
