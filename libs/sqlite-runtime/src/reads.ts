@@ -17,8 +17,8 @@ export type { RowShape } from './workers/reads.worker';
 export class BackgroundReads {
   private readonly worker: ServingWorker<ReadRequest, ReadAnswer>;
 
-  constructor(file: string, onFailure: (message: string) => void, busyTimeoutMs = 5000) {
-    this.worker = new ServingWorker('reads', { file, busyTimeoutMs } satisfies ReadsData, { name: 'Background reads', fallback: 'lists are read on the event loop' }, onFailure);
+  constructor(file: string, onFailure: (message: string) => void) {
+    this.worker = new ServingWorker('reads', { file } satisfies ReadsData, { name: 'Background reads', fallback: 'lists are read on the event loop' }, onFailure);
   }
 
   /** Answered undefined (not started yet, stopped, or the statement failed there), the read runs on the store's connection, which raises any error where it belongs. */
