@@ -19,6 +19,14 @@
  * longest the event loop was held). An env is `NAME=value,NAME=value` ('' for
  * none).
  * API_MAIN names the built api (default dist/apps/api/main.js).
+ *
+ * The switches the measured sides differed by (SQLITE_RUNTIME_OFF=<mechanism>,
+ * SQLITE_RUNTIME_PAGE_ROWS, SQLITE_RUNTIME_CHAIN_BELOW) were read by the code
+ * only at commit 26a959c: to reproduce a row of the table, check out 26a959c,
+ * build it, and run this file from there. On later code they set nothing, and
+ * every workload runs the same build on both sides (an A/A run, which the
+ * table gives as the spread); `rebuild WORKERS=1` opens the read store's
+ * reads worker, which a rebuild never asks.
  */
 import type autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -65,6 +73,13 @@ async function withApi<T>(env: Record<string, string>, dataDir: string, work: (u
   }
 }
 
+/** A load's figures, with the CPU the api's main thread spent per request (µs). */
+async function withMainCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>) {
+  const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
+  const result = await withCpu(pid, run);
+  return { result, mainUs: Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests) };
+}
+
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
 
@@ -74,9 +89,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     return withApi(env, dir.path, async (url, pid) => {
       const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
       const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers, requests: [uniqueEvents(`incident/${id}`)], duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers, requests: [uniqueEvents(`incident/${id}`)], duration: SECONDS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}` };
     }).finally(() => dir.remove());
   },
@@ -92,9 +105,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     const dir = tempDir('bench-runtime');
     return withApi(env, dir.path, async (url, pid) => {
       for (let i = 0; i < 300; i++) await post(`${url}/api/v1/incidents`, { title: `Incident ${i}`, severity: ['SEV-1', 'SEV-2', 'SEV-3'][i % 3] });
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents?limit=20`, headers: { authorization: AUTH }, duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents?limit=20`, headers: { authorization: AUTH }, duration: SECONDS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
@@ -104,9 +115,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
       const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
       const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
       for (let i = 0; i < 100; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, duration: SECONDS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
