@@ -101,7 +101,14 @@ async function openEventStore(config: AppConfig, takesAppends: boolean): Promise
   return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends }));
 }
 
-async function openReadStore(config: AppConfig): Promise<ReadStore> {
+/**
+ * `serves`: the process answers requests while the read models catch up (the
+ * api, the projector), so the read store runs its worker threads; a rebuild,
+ * where nothing waits on the event loop, runs all on the store's connection
+ * (the index builds' worker made it 0.70 times as fast: docs/benchmarks.md,
+ * "SQLite runtime: what each worker earns").
+ */
+async function openReadStore(config: AppConfig, serves: boolean): Promise<ReadStore> {
   if (config.readStore.kind === 'mongodb') {
     try {
       return await MongoReadStore.connect(config.readStore.url);
@@ -109,7 +116,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: true }));
+  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: serves }));
 }
 
 export interface Stores {
@@ -151,7 +158,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     const eventStore = await openEventStore(config, options.takesAppends ?? false);
     let readStore: ReadStore | undefined;
     try {
-      readStore = await openReadStore(config);
+      readStore = await openReadStore(config, options.lock !== 'rebuild');
       return { eventStore, readStore, lock };
     } catch (error) {
       await readStore?.close();

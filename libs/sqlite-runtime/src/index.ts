@@ -7,6 +7,7 @@
 //   serve.ts          the worker's side of the same
 //   quick-check.ts    quick_check of a file, off the event loop (start-up, GET /api/v1/validate)
 //   ledger-chain.ts   the event store's ledger links, computed while the previous commit syncs
+//   index-builds.ts   the indexes that end a bulk load
 //   reads.ts          the read store's lists
 // The adapters open the workers they use (@im/event-store/sqlite, @im/read-models/sqlite);
 // what each earns is measured in docs/benchmarks.md, "SQLite runtime: what each worker earns".
@@ -14,4 +15,5 @@
 export { startThread } from './worker-thread';
 export { quickCheck } from './quick-check';
 export { LedgerChainWorker } from './ledger-chain';
+export { type BulkLoadSettings, buildIndexesInWorker } from './index-builds';
 export { BackgroundReads, type RowShape } from './reads';

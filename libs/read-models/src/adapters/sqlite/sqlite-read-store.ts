@@ -18,7 +18,7 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-import { BackgroundReads, quickCheck, type RowShape } from '@im/sqlite-runtime';
+import { BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
@@ -49,8 +49,9 @@ export interface SqliteReadStoreOptions {
   /**
    * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
    * incident lists, loads of incidents by id and timeline pages on a
-   * read-only connection of their own (started with the first such read).
-   * Without (most tests), they run on the store's connection.
+   * read-only connection of their own (started with the first such read), and
+   * the indexes that end a bulk load. Without (most tests), all runs on the
+   * store's connection.
    */
   workers?: boolean;
   /** In place of the reads' worker `workers` opens: a test's, which watches or replaces it. */
@@ -90,6 +91,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly collections: Map<string, SqliteCollection>;
+  private readonly buildIndexes: ((statements: string[], settings: BulkLoadSettings) => Promise<void>) | undefined;
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
@@ -115,6 +117,7 @@ export class SqliteReadStore implements ReadStore {
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    this.buildIndexes = workers ? (statements, settings) => buildIndexesInWorker(file, statements, settings) : undefined;
     this.backgroundReads = backgroundReads;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
@@ -243,7 +246,12 @@ export class SqliteReadStore implements ReadStore {
     try {
       return await work();
     } finally {
-      for (const collection of loaded) await collection.restoreIndexes();
+      const build = this.buildIndexes;
+      const settings: BulkLoadSettings = {
+        cacheSize: this.db.pragma('cache_size', { simple: true }) as number,
+        busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
+      };
+      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, settings)));
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
