@@ -68,8 +68,8 @@ class ListReads {
     private readonly background: SqliteBackgroundReads | undefined,
   ) {}
 
-  async all(plan: ListPlan, shape: RowShape): Promise<unknown[]> {
-    if (this.background) {
+  async all(plan: ListPlan, shape: RowShape, { inBackground = true } = {}): Promise<unknown[]> {
+    if (this.background && inBackground) {
       const { sql, params } = plan();
       const rows = await this.background.all(sql, params, shape);
       if (rows) return rows;
@@ -80,6 +80,17 @@ class ListReads {
     return (shape === 'pluck' ? statement.pluck() : statement.raw()).all(...params);
   }
 }
+
+/**
+ * Timeline reads of up to this many rows, a page of 50 and the row read past
+ * it to tell whether another follows, are read in the background: 50-row
+ * pages at 32 connections answered 1.39 times as fast there, at 0.54 of the
+ * main thread's CPU; 1,000-row pages (and exports) 0.53 (8 connections) and
+ * 0.69 (1 connection) times as fast, their rows copied across threads
+ * costing more than the statement saves (docs/benchmarks.md, "SQLite
+ * runtime: what each worker earns").
+ */
+const BACKGROUND_PAGE_ROWS = 51;
 
 export class SqliteReadStore implements ReadStore {
   /** What SQLite's quick_check finds wrong with a store's file, empty when it is sound (read from disk, off the event loop: quickCheck). */
@@ -417,7 +428,7 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
-    const rows = (await this.lists.all(() => this.page(query), 'raw')) as TimelineColumns[];
+    const rows = (await this.lists.all(() => this.page(query), 'raw', { inBackground: query.limit <= BACKGROUND_PAGE_ROWS })) as TimelineColumns[];
     return rows.map((row) => toRow(row, this.docAt));
   }
 
