@@ -12,8 +12,8 @@
  * alert storm, its second storm), `lists` (GET /api/v1/incidents?limit=20 at
  * 32 connections over 300 incidents), `catch-up` (the api starting on a
  * ledger of REBUILD_EVENTS events already checked, without read models: the
- * slowest /health answer while they catch up in bulk, and when it listened), `pages` (GET …/timeline?limit=50 at 32
- * connections on an incident of 100 events), `rebuild` (rebuildProjections in this
+ * slowest /health answer while they catch up in bulk, and when it listened), `pages` (GET …/timeline?limit=PAGE_ROWS, 50 by default, at CONNECTIONS,
+ * 32, on an incident of PAGE_EVENTS events, 100), `rebuild` (rebuildProjections in this
  * process over a ledger of REBUILD_EVENTS events, as `projections:rebuild`
  * does; WORKERS=1 opens the read store with its workers: events/s and the
  * longest the event loop was held). An env is `NAME=value,NAME=value` ('' for
@@ -49,6 +49,10 @@ const API_MAIN = process.env.API_MAIN ?? join(__dirname, '..', 'dist', 'apps', '
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const PAIRS = Number(process.env.PAIRS ?? 4);
 const REBUILD_EVENTS = Number(process.env.REBUILD_EVENTS ?? 300_000);
+/** For `pages`: the page's rows, the connections asking, and the incident's events. */
+const PAGE_ROWS = Number(process.env.PAGE_ROWS ?? 50);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const PAGE_EVENTS = Number(process.env.PAGE_EVENTS ?? 100);
 
 /** One run's figures: a rate (higher is better) and the api's CPU per operation (µs). */
 interface Run {
@@ -114,8 +118,8 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     return withApi(env, dir.path, async (url, pid) => {
       const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
       const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
-      for (let i = 0; i < 100; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
-      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, duration: SECONDS }));
+      for (let i = 0; i < PAGE_EVENTS; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=${PAGE_ROWS}`, headers: { authorization: AUTH }, duration: SECONDS, connections: CONNECTIONS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
