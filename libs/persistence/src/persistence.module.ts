@@ -23,19 +23,10 @@ import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
-import { checkIntegrity } from './storage-checks';
+import { checkIntegrity, type EmbeddedStoreFile } from './storage-checks';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
-
-/** A store kept in a SQLite file of DATA_DIR, its adapter's integrity check, and what to do when it finds the file damaged. */
-export interface EmbeddedStoreFile {
-  component: 'event_store' | 'read_store';
-  file: string;
-  /** The problems SQLite's quick_check finds in the file (SqliteEventStore's or SqliteReadStore's checkIntegrity). */
-  quickCheck: (file: string) => Promise<string[]>;
-  ifDamaged: string;
-}
 
 /** The files of the configured stores that live in DATA_DIR (none when both are servers). */
 export function embeddedStoreFiles(config: AppConfig): EmbeddedStoreFile[] {
