@@ -12,13 +12,21 @@
  * alert storm, its second storm), `lists` (GET /api/v1/incidents?limit=20 at
  * 32 connections over 300 incidents), `catch-up` (the api starting on a
  * ledger of REBUILD_EVENTS events already checked, without read models: the
- * slowest /health answer while they catch up in bulk), `pages` (GET …/timeline?limit=50 at 32
- * connections on an incident of 100 events), `rebuild` (rebuildProjections in this
+ * slowest /health answer while they catch up in bulk, and when it listened), `pages` (GET …/timeline?limit=PAGE_ROWS, 50 by default, at CONNECTIONS,
+ * 32, on an incident of PAGE_EVENTS events, 100), `rebuild` (rebuildProjections in this
  * process over a ledger of REBUILD_EVENTS events, as `projections:rebuild`
  * does; WORKERS=1 opens the read store with its workers: events/s and the
  * longest the event loop was held). An env is `NAME=value,NAME=value` ('' for
  * none).
  * API_MAIN names the built api (default dist/apps/api/main.js).
+ *
+ * The switches the measured sides differed by (SQLITE_RUNTIME_OFF=<mechanism>,
+ * SQLITE_RUNTIME_PAGE_ROWS, SQLITE_RUNTIME_CHAIN_BELOW) were read by the code
+ * only at commit 26a959c: to reproduce a row of the table, check out 26a959c,
+ * build it, and run this file from there. On later code they set nothing, and
+ * every workload runs the same build on both sides (an A/A run, which the
+ * table gives as the spread), except `rebuild WORKERS=1 ''`, which still
+ * compares the index builds' worker with their absence.
  */
 import type autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
@@ -41,6 +49,10 @@ const API_MAIN = process.env.API_MAIN ?? join(__dirname, '..', 'dist', 'apps', '
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const PAIRS = Number(process.env.PAIRS ?? 4);
 const REBUILD_EVENTS = Number(process.env.REBUILD_EVENTS ?? 300_000);
+/** For `pages`: the page's rows, the connections asking, and the incident's events. */
+const PAGE_ROWS = Number(process.env.PAGE_ROWS ?? 50);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const PAGE_EVENTS = Number(process.env.PAGE_EVENTS ?? 100);
 
 /** One run's figures: a rate (higher is better) and the api's CPU per operation (µs). */
 interface Run {
@@ -65,6 +77,13 @@ async function withApi<T>(env: Record<string, string>, dataDir: string, work: (u
   }
 }
 
+/** A load's figures, with the CPU the api's main thread spent per request (µs). */
+async function withMainCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>) {
+  const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
+  const result = await withCpu(pid, run);
+  return { result, mainUs: Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests) };
+}
+
 const post = (url: string, body: unknown) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: JSON.stringify(body) }).then((res) => res.json() as Promise<{ id: string }>);
 
@@ -74,9 +93,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     return withApi(env, dir.path, async (url, pid) => {
       const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
       const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers, requests: [uniqueEvents(`incident/${id}`)], duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers, requests: [uniqueEvents(`incident/${id}`)], duration: SECONDS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms, errors ${result.errors + result.non2xx}` };
     }).finally(() => dir.remove());
   },
@@ -92,9 +109,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     const dir = tempDir('bench-runtime');
     return withApi(env, dir.path, async (url, pid) => {
       for (let i = 0; i < 300; i++) await post(`${url}/api/v1/incidents`, { title: `Incident ${i}`, severity: ['SEV-1', 'SEV-2', 'SEV-3'][i % 3] });
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents?limit=20`, headers: { authorization: AUTH }, duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents?limit=20`, headers: { authorization: AUTH }, duration: SECONDS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
@@ -103,10 +118,8 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     return withApi(env, dir.path, async (url, pid) => {
       const { id } = await post(`${url}/api/v1/incidents`, { title: 'Bench', severity: 'SEV-3' });
       const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
-      for (let i = 0; i < 100; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
-      const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
-      const result = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, duration: SECONDS }));
-      const mainUs = Math.round(((cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore) * 1000) / result.requests);
+      for (let i = 0; i < PAGE_EVENTS; i++) await fetch(`${url}/api/v1/timeline/events`, { method: 'POST', headers, body: uniqueEvents(`incident/${id}`).setupRequest({} as autocannon.Request).body });
+      const { result, mainUs } = await withMainCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=${PAGE_ROWS}`, headers: { authorization: AUTH }, duration: SECONDS, connections: CONNECTIONS }));
       return { rate: result.rps, cpuUs: result.cpuUs, extra: `main ${mainUs} µs, p99 ${result.p99} ms` };
     }).finally(() => dir.remove());
   },
@@ -115,6 +128,8 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
     cpSync(seededDir!, dir.path, { recursive: true });
     const started = Date.now();
     return withApi(env, dir.path, async (url, pid) => {
+      // An api whose event loop is held while it starts listens late: its slowest /health is measured only after.
+      const listenedAfter = (Date.now() - started) / 1000;
       // The slowest /health answer while the read models catch up in bulk: how long the event loop was held.
       let longest = 0;
       let probing = true;
@@ -136,7 +151,7 @@ const WORKLOADS: Record<string, (env: Record<string, string>) => Promise<Run>> =
       probing = false;
       await prober;
       const seconds = (Date.now() - started) / 1000;
-      return { rate: REBUILD_EVENTS / seconds, cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - cpuBefore) * 1000) / REBUILD_EVENTS), extra: `${seconds.toFixed(1)} s, slowest /health ${Math.round(longest)} ms` };
+      return { rate: REBUILD_EVENTS / seconds, cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - cpuBefore) * 1000) / REBUILD_EVENTS), extra: `${seconds.toFixed(1)} s, listening after ${listenedAfter.toFixed(1)} s, slowest /health ${Math.round(longest)} ms` };
     }).finally(() => dir.remove());
   },
   rebuild: async (env) => {

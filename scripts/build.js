@@ -15,7 +15,14 @@ const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
 const DIGEST_FILE = join(ROOT, 'dist', '.build-inputs');
-const OUTPUTS = ['dist/apps/api/main.js', 'dist/apps/projector/main.js', 'dist/console/index.html'];
+const APPS = ['api', 'projector'];
+// Each app's bundle and, beside it, one bundle per worker of the embedded store's runtime (libs/sqlite-runtime/webpack.config.js).
+const WORKERS_DIR = join(ROOT, 'libs', 'sqlite-runtime', 'src', 'workers');
+const WORKERS = existsSync(WORKERS_DIR) ? readdirSync(WORKERS_DIR).filter((name) => name.endsWith('.worker.ts')) : [];
+const OUTPUTS = [
+  ...APPS.flatMap((app) => [`dist/apps/${app}/main.js`, ...WORKERS.map((name) => `dist/apps/${app}/workers/${name.replace(/\.ts$/, '.js')}`)]),
+  'dist/console/index.html',
+];
 const INPUT_DIRS = ['apps', 'libs'];
 // The lock file too: the console bundles its dependencies; package.json's version is built in.
 const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { tempDir } from './support/temp-dir';
 
@@ -17,7 +17,8 @@ const { appendFileSync, mkdirSync, writeFileSync } = require('node:fs');
 const script = process.argv[3];
 appendFileSync('npm-runs.log', script + '\\n');
 if (process.env.FAIL_BUILD === script) process.exit(2);
-const outputs = { 'build:api': ['dist/apps/api/main.js', 'dist/apps/projector/main.js'], 'build:console': ['dist/console/index.html'] }[script];
+const apps = ['api', 'projector'].flatMap((app) => ['dist/apps/' + app + '/main.js', 'dist/apps/' + app + '/workers/reads.worker.js']);
+const outputs = { 'build:api': apps, 'build:console': ['dist/console/index.html'] }[script];
 for (const path of outputs) {
   mkdirSync(require('node:path').dirname(path), { recursive: true });
   writeFileSync(path, 'built');
@@ -42,6 +43,7 @@ describe('scripts/build.js', () => {
     write('apps/api/src/main.ts', 'export {};');
     write('apps/api/src/main.spec.ts', 'test();');
     write('libs/incidents/src/index.ts', 'export const a = 1;');
+    write('libs/sqlite-runtime/src/workers/reads.worker.ts', 'export {};');
   });
 
   /** Runs the script as npm would (npm_execpath: the stand-in); answers what it printed and which build scripts ran. */
@@ -65,6 +67,13 @@ describe('scripts/build.js', () => {
     write('libs/incidents/src/index.ts', 'export const a = 2;');
     expect(build(['--if-changed']).ran).toEqual(['build:api', 'build:console']);
     expect(build(['--if-changed']).ran).toEqual([]);
+  });
+
+  it("builds again when a worker's bundle is missing from dist", () => {
+    expect(build(['--if-changed']).ran).toEqual([]);
+    rmSync(join(root, 'dist/apps/api/workers/reads.worker.js'));
+    expect(build(['--if-changed']).ran).toEqual(['build:api', 'build:console']);
+    expect(existsSync(join(root, 'dist/apps/api/workers/reads.worker.js'))).toBe(true);
   });
 
   it('does not take a build that failed half-way for a finished one', () => {

@@ -20,14 +20,14 @@ const dir = tempDir('projections');
 afterAll(() => dir.remove());
 
 let n = 0;
-/** `workers`: the read store runs its worker threads, as the api and the projector open it. */
-function open({ workers = false } = {}) {
+/** `indexesInWorker`: the read store runs its workers (the indexes that end a bulk load built in a worker thread), as the api and the projector do. */
+function open({ indexesInWorker = false } = {}) {
   const sub = join(dir.path, String(++n));
   mkdirSync(sub);
   const readFile = join(sub, 'read.sqlite');
   return {
     events: new SqliteEventStore(join(sub, 'events.sqlite'), { pollIntervalMs: 20 }),
-    read: new SqliteReadStore(readFile, undefined, { workers }),
+    read: new SqliteReadStore(readFile, undefined, { workers: indexesInWorker }),
     readFile,
   };
 }
@@ -148,10 +148,10 @@ describe('projection runner', () => {
   });
 
   it.each([
-    ['without its worker threads', false],
-    ['with its worker threads', true],
-  ])('rebuilds the read models from the log into the same rows, byte for byte, %s', async (_, workers) => {
-    const { events, read, readFile } = open({ workers });
+    ['its indexes built on its own connection', false],
+    ['its indexes built in a worker thread', true],
+  ])('rebuilds the read models from the log into the same rows, byte for byte, %s', async (_, indexesInWorker) => {
+    const { events, read, readFile } = open({ indexesInWorker });
     await seed(events, 25);
     const runner = new ProjectionRunner(events, read, ALL_PROJECTIONS);
     await runner.start();

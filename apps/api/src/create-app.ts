@@ -16,11 +16,14 @@ const TIMEOUT_CHECK_MS = 1000;
 
 /**
  * The api as a Nest application on Fastify, not yet listening. Slow clients are
- * cut off: headers within 10 s, the whole request within REQUEST_TIMEOUT_MS
- * (408), and a connection idle for twice that is closed. Shutting down is the
- * caller's job (main.ts drains first, see graceful-shutdown.ts).
+ * cut off: headers within HEADERS_TIMEOUT_MS, the whole request within
+ * REQUEST_TIMEOUT_MS (408), and a connection idle for twice that is closed.
+ * Shutting down is the caller's job (main.ts drains first, see
+ * graceful-shutdown.ts). `takesAppends` opens the stores as the served api
+ * needs them (main.ts: the ledger-chain worker, see openStores); the
+ * in-process apps of the tests leave it off.
  */
-export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, { takesAppends = false }: { takesAppends?: boolean } = {}): Promise<NestFastifyApplication> {
   const logger = createJsonLogger(config.logLevel);
   const { requestTimeoutMs, headersTimeoutMs } = config.http;
   const adapter = new FastifyAdapter({
@@ -44,7 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerLingeringClose(fastify);
   registerRequestLogging(fastify, accessLogger(logger));
   // The lock first: a second server on the same DATA_DIR refuses before it touches a file.
-  const stores = await openStores(config, { lock: 'api', takesAppends: true });
+  const stores = await openStores(config, { lock: 'api', takesAppends });
   try {
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, stores), adapter, {
       logger: new NestJsonLogger(logger),

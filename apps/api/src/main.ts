@@ -5,7 +5,7 @@ import { closeOnSignals } from './graceful-shutdown';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const app = await createApp(config);
+  const app = await createApp(config, { takesAppends: true });
   await app.listen(config.port, config.host);
   // Start and stop are announced at info even when LOG_LEVEL hides other info lines: operators (and scripts) wait for them.
   const lifecycle = app

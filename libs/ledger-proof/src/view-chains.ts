@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { commitment, committedFormText, type LedgerEvent, redactableMembers, sha256, valueAt } from './committed-form';
 import { jcs } from './jcs';
 
@@ -75,4 +76,25 @@ export function chainAppends(heads: ChainHeads, events: LedgerEvent[], drawSalt:
     return { salts, heads: next };
   });
   return { records, heads: current };
+}
+
+/** Salts are drawn 256 at a time: one call to the CSPRNG costs more than the bytes it gives. */
+const SALT = 16;
+let pool = Buffer.alloc(0);
+let drawn = 0;
+function drawSalt(): Buffer {
+  if (drawn + SALT > pool.length) {
+    pool = randomBytes(SALT * 256);
+    drawn = 0;
+  }
+  drawn += SALT;
+  return pool.subarray(drawn - SALT, drawn);
+}
+
+/**
+ * The ledger records of events appended after a stream's last links, with fresh salts: what
+ * the event stores store (their appends, and the SQLite store's ledger-chain worker).
+ */
+export function chainWithFreshSalts(heads: ChainHeads, events: LedgerEvent[]): LedgerRecord[] {
+  return chainAppends(heads, events, drawSalt).records;
 }

@@ -23,29 +23,28 @@ import { MongoReadStore } from '@im/read-models/mongodb';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
-import { checkIntegrity } from './storage-checks';
+import { checkIntegrity, type EmbeddedStoreFile } from './storage-checks';
 
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
-
-/** A store kept in a SQLite file of DATA_DIR, and what to do when quick_check finds it damaged. */
-export interface EmbeddedStoreFile {
-  component: 'event_store' | 'read_store';
-  file: string;
-  ifDamaged: string;
-}
 
 /** The files of the configured stores that live in DATA_DIR (none when both are servers). */
 export function embeddedStoreFiles(config: AppConfig): EmbeddedStoreFile[] {
   const files: EmbeddedStoreFile[] = [];
   if (config.eventStore.kind === 'sqlite') {
-    files.push({ component: 'event_store', file: join(config.dataDir, EVENTS_FILE), ifDamaged: '. It is the only copy of the event log: restore it from a backup' });
+    files.push({
+      component: 'event_store',
+      file: join(config.dataDir, EVENTS_FILE),
+      quickCheck: SqliteEventStore.checkIntegrity,
+      ifDamaged: '. It is the only copy of the event log: restore it from a backup',
+    });
   }
   if (config.readStore.kind === 'sqlite') {
     const file = join(config.dataDir, READ_MODELS_FILE);
     files.push({
       component: 'read_store',
       file,
+      quickCheck: SqliteReadStore.checkIntegrity,
       ifDamaged: `. The read models hold nothing the event log does not: stop the service, move ${file} and its -wal and -shm files aside and start again: they are rebuilt from the log`,
     });
   }
@@ -58,7 +57,8 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
   component: EmbeddedStoreFile['component'],
   open: (file: string) => S,
 ): Promise<S> {
-  const { file, ifDamaged } = embeddedStoreFiles(config).find((f) => f.component === component)!;
+  const embedded = embeddedStoreFiles(config).find((f) => f.component === component)!;
+  const { file, ifDamaged } = embedded;
   let store: S;
   try {
     store = open(file);
@@ -66,7 +66,7 @@ async function openEmbedded<S extends { close(): Promise<void> }>(
     throw storageError(file, error, ifDamaged);
   }
   try {
-    await checkIntegrity(file, ifDamaged);
+    await checkIntegrity(embedded);
   } catch (error) {
     await store.close();
     throw error;
@@ -92,7 +92,14 @@ async function openEventStore(config: AppConfig, takesAppends: boolean): Promise
   return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends }));
 }
 
-async function openReadStore(config: AppConfig): Promise<ReadStore> {
+/**
+ * `serves`: the process answers requests while the read models catch up (the
+ * api, the projector), so the read store runs its worker threads; a rebuild,
+ * where nothing waits on the event loop, runs all on the store's connection
+ * (the index builds' worker made it 0.70 times as fast: docs/benchmarks.md,
+ * "SQLite runtime: what each worker earns").
+ */
+async function openReadStore(config: AppConfig, serves: boolean): Promise<ReadStore> {
   if (config.readStore.kind === 'mongodb') {
     try {
       return await MongoReadStore.connect(config.readStore.url);
@@ -100,7 +107,7 @@ async function openReadStore(config: AppConfig): Promise<ReadStore> {
       throw unreachable('MongoDB', config.readStore.url, error);
     }
   }
-  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: true }));
+  return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: serves }));
 }
 
 export interface Stores {
@@ -142,7 +149,7 @@ export async function openStores(config: AppConfig, options: OpenStoresOptions =
     const eventStore = await openEventStore(config, options.takesAppends ?? false);
     let readStore: ReadStore | undefined;
     try {
-      readStore = await openReadStore(config);
+      readStore = await openReadStore(config, options.lock !== 'rebuild');
       return { eventStore, readStore, lock };
     } catch (error) {
       await readStore?.close();

@@ -1,9 +1,17 @@
 import { statfs } from 'node:fs/promises';
-import { quickCheck } from '@im/sqlite-runtime';
 import { StorageError, storageError } from './storage-error';
 
-/** Resolves with a short report when the file is sound; rejects with a StorageError saying what is damaged and what to do. */
-export async function checkIntegrity(file: string, ifDamaged: string): Promise<string> {
+/** A store kept in a SQLite file of DATA_DIR, its adapter's integrity check, and what to do when it finds the file damaged. */
+export interface EmbeddedStoreFile {
+  component: 'event_store' | 'read_store';
+  file: string;
+  /** The problems SQLite's quick_check finds in the file (SqliteEventStore's or SqliteReadStore's checkIntegrity). */
+  quickCheck: (file: string) => Promise<string[]>;
+  ifDamaged: string;
+}
+
+/** Resolves with a short report when the store's adapter finds its file sound; rejects with a StorageError saying what is damaged and what to do. */
+export async function checkIntegrity({ file, quickCheck, ifDamaged }: EmbeddedStoreFile): Promise<string> {
   let problems: string[];
   try {
     problems = await quickCheck(file);

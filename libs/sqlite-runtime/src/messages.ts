@@ -14,6 +14,3 @@ export type ServingWorkerMessage<Answer> = { ready: true } | { failed: SqliteWor
 
 /** A request as it travels: with the id its answer comes back with. */
 export type Numbered<Request> = { id: number } & Request;
-
-/** What the ledger-chain worker posts once warm (workers/ledger-chain.worker.ts). */
-export const CHAINING_READY = 'ledger-chaining-ready';

@@ -5,7 +5,7 @@ export type { RowShape } from './workers/reads.worker';
 
 /**
  * The read store's incident lists, loads of incidents by id and timeline
- * pages run in a worker thread on a connection of its own. On the event loop
+ * pages of up to 50 rows run in a worker thread on a connection of its own. On the event loop
  * their statements cost more than their own time, because the rest of each
  * request evicts what SQLite keeps warm: off it, a list of 20 incidents took
  * half the main thread's CPU per request, and a timeline page of 50 rows
@@ -17,8 +17,8 @@ export type { RowShape } from './workers/reads.worker';
 export class BackgroundReads {
   private readonly worker: ServingWorker<ReadRequest, ReadAnswer>;
 
-  constructor(file: string, onFailure: (message: string) => void, busyTimeoutMs = 5000) {
-    this.worker = new ServingWorker('reads', { file, busyTimeoutMs } satisfies ReadsData, { name: 'Background reads', fallback: 'lists are read on the event loop' }, onFailure);
+  constructor(file: string, onFailure: (message: string) => void) {
+    this.worker = new ServingWorker('reads', { file } satisfies ReadsData, { name: 'Background reads', fallback: 'lists are read on the event loop' }, onFailure);
   }
 
   /** Answered undefined (not started yet, stopped, or the statement failed there), the read runs on the store's connection, which raises any error where it belongs. */

@@ -22,9 +22,10 @@ export function answerOnce(work: () => object): void {
 
 /**
  * The worker side of ServingWorker (worker-thread.ts): `open()` answers the
- * connection (`{failed}` and the thread ends if it throws), `handle(db,
- * request)` each request's answer, in the order asked; STOP closes the
- * connection and ends the thread.
+ * connection, or whatever the worker keeps (`{failed}` and the thread ends if
+ * it throws), and the worker is ready once it returns; `handle(db, request)`
+ * each request's answer, in the order asked; STOP closes what `open` answered
+ * and ends the thread.
  */
 export function serveRequests<Db extends { close(): unknown }, Request, Answer extends object>(open: () => Db, handle: (db: Db, request: Request) => Answer): void {
   const parent = port();

@@ -1,22 +1,25 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { type Numbered, type ServingWorkerMessage, STOP, type SqliteWorkerError } from './messages';
 
 /** The main thread's side of the workers: how one starts, and the two ways it is asked (once, or request by request). */
 
 /** The workers, one file each: `workers/<name>.worker.ts`. */
-export type WorkerName = 'ledger-chain' | 'quick-check' | 'reads';
+export type WorkerName = 'index-builds' | 'ledger-chain' | 'quick-check' | 'reads';
 
 /**
- * Starts `workers/<name>.worker` in a thread of its own. From the sources
- * (tests, ts-node) this file is TypeScript, and so is the worker, run through
- * tsx; in a built app this code is part of the app's bundle, and each
- * worker's own bundle lies in `workers/` beside it (libs/sqlite-runtime/webpack.config.js).
+ * Starts the module `path` (without its extension) in a thread of its own.
+ * From the sources (tests, ts-node, `npm run verify`) this file is
+ * TypeScript, and so is the module, run through tsx; in a built app this code
+ * is part of the app's bundle, and the module is a `.js` bundle of its own.
  */
-export function startWorker(name: WorkerName, workerData: unknown): Worker {
-  if (__filename.endsWith('.ts')) return new Worker(join(__dirname, 'workers', `${name}.worker.ts`), { workerData, execArgv: ['--require', require.resolve('tsx/cjs')] });
-  return new Worker(join(__dirname, 'workers', `${name}.worker.js`), { workerData });
+export function startThread(path: string, options: WorkerOptions = {}): Worker {
+  if (__filename.endsWith('.ts')) return new Worker(`${path}.ts`, { ...options, execArgv: ['--require', require.resolve('tsx/cjs')] });
+  return new Worker(`${path}.js`, options);
 }
+
+/** Starts `workers/<name>.worker` (in a built app, `workers/` beside the app's bundle: libs/sqlite-runtime/webpack.config.js). */
+const startWorker = (name: WorkerName, workerData: unknown): Worker => startThread(join(__dirname, 'workers', `${name}.worker`), { workerData });
 
 /** The worker's failure as an Error carrying SQLite's code. */
 export const sqliteWorkerError = ({ message, code }: SqliteWorkerError): Error => Object.assign(new Error(message), { code });
@@ -51,9 +54,10 @@ export interface ServingWorkerNames {
  * asked in one turn of the event loop go as one message (an array, answered
  * by an array): on a busy api a message each, and the thread woken for each,
  * cost more than the statements of a small read. The worker
- * starts with the first request; until it serves, and for good once it fails
- * or is closed, requests are answered undefined and the caller does the work
- * itself. It keeps the process alive only while a request waits.
+ * starts with the first request (or `start`); until it serves, requests are
+ * answered undefined, or with `waitsUntilReady` wait for it; for good once it
+ * fails or is closed, they are answered undefined and the caller does the
+ * work itself. It keeps the process alive only while a request waits.
  */
 export class ServingWorker<Request extends object, Answer extends object> {
   private worker: Worker | undefined;
@@ -71,12 +75,13 @@ export class ServingWorker<Request extends object, Answer extends object> {
     private readonly workerData: Record<string, unknown>,
     private readonly names: ServingWorkerNames,
     private readonly onFailure: (message: string) => void,
+    private readonly waitsUntilReady = false,
   ) {}
 
-  ask(request: Request): Promise<Answer | undefined> {
+  async ask(request: Request): Promise<Answer | undefined> {
     if (!this.ready) {
-      void this.start();
-      return Promise.resolve(undefined);
+      const starting = this.start();
+      if (!this.waitsUntilReady || !(await starting) || !this.ready) return undefined;
     }
     const id = this.nextId++;
     if (this.waiting.size === 0) this.worker!.ref();

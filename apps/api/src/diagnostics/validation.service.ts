@@ -142,7 +142,7 @@ export class ValidationService {
     const files = embeddedStoreFiles(this.config);
     if (files.length === 0) return [];
     return [
-      ...files.map(({ component, file, ifDamaged }): Check => [component, 'integrity', () => checkIntegrity(file, ifDamaged)]),
+      ...files.map((store): Check => [store.component, 'integrity', () => checkIntegrity(store)]),
       ['storage', 'free_space', () => this.freeSpace()],
     ];
   }

@@ -49,15 +49,15 @@ function securityHeaders(): Record<string, string> {
   return headers;
 }
 
+/** How long a browser may reuse a preflight's answer: ten minutes, so a change of CORS_ORIGINS (a restart) reaches browsers soon; not a knob. */
+const PREFLIGHT_CACHE_SECONDS = 600;
+
 /**
  * CORS only for the origins configured in CORS_ORIGINS (none by default):
  * native apps and servers do not need it, a browser dashboard is listed
  * explicitly. Tokens travel in the Authorization header, never in cookies,
  * so credentials stay off.
  */
-/** How long a browser may reuse a preflight's answer: ten minutes, so a change of CORS_ORIGINS (a restart) reaches browsers soon; not a knob. */
-const PREFLIGHT_CACHE_SECONDS = 600;
-
 export function enableCors(app: NestFastifyApplication, config: AppConfig): void {
   if (config.http.corsOrigins.length === 0) return;
   app.enableCors({

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
-import { extname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
 import {
   asBundle,
   bundleRest,
@@ -16,6 +16,7 @@ import {
   verifyBundle,
   type Verdict,
 } from '@im/ledger-proof';
+import { startThread } from '@im/sqlite-runtime';
 
 /** What a run checker thread is given: the bundle's bytes (shared, not copied), its runs, and the counter that hands them out. */
 export interface RunCheckerData {
@@ -46,12 +47,11 @@ export interface RunChecker {
 
 /**
  * A thread that checks runs; start it before reading the bundle. From the TypeScript sources
- * it loads them through tsx (esbuild: about 0.1 s to start, where ts-node took 0.6 s, most of
- * the time a 100,000-event bundle takes on two cores).
+ * it loads them through tsx (startThread; esbuild: about 0.1 s to start, where ts-node took
+ * 0.6 s, most of the time a 100,000-event bundle takes on two cores).
  */
 function startHelper(): RunChecker {
-  const fromSources = extname(__filename) === '.ts';
-  const thread = new Worker(join(__dirname, `bundle-runs.worker${extname(__filename)}`), { execArgv: fromSources ? ['--require', require.resolve('tsx/cjs')] : undefined });
+  const thread = startThread(join(__dirname, 'bundle-runs.worker'));
   const ended = new Promise<void>((resolve) => {
     thread.once('error', () => resolve());
     thread.once('exit', () => resolve());

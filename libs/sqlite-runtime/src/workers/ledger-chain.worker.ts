@@ -1,45 +1,23 @@
-import { parentPort } from 'node:worker_threads';
-import { chainLedger } from '@im/event-store';
-import type { ChainHeads } from '@im/ledger-proof';
-import { CHAINING_READY } from '../messages';
+import { type ChainHeads, chainWithFreshSalts } from '@im/ledger-proof';
+import { serveRequests } from '../serve';
 
 /** What the worker chains: a batch's appends in order, each stream starting from the heads given for it. */
 export interface ChainRequest {
-  id: number;
   /** The heads of each stream before the batch. */
   heads: Record<string, ChainHeads>;
   appends: { streamId: string; bodies: string[] }[];
 }
 
-/** Each append's ledger records, as JSON. */
+/** Each append's ledger records, as JSON; none when they could not be chained here (the store chains them on the main thread, which raises the same error where it belongs). */
 export interface ChainAnswer {
-  id: number;
   records?: string[][];
-  error?: string;
-}
-
-/**
- * Answers each request with chainLedger's records, each append continuing
- * from the heads the one before it in the same stream left; ready once warm.
- */
-function serveLedgerChaining(): void {
-  const port = parentPort!;
-  port.on('message', ({ id, heads, appends }: ChainRequest) => {
-    try {
-      port.postMessage({ id, records: chainRequest(heads, appends) } satisfies ChainAnswer);
-    } catch (error) {
-      port.postMessage({ id, error: (error as Error).message } satisfies ChainAnswer);
-    }
-  });
-  warmUp();
-  port.postMessage(CHAINING_READY);
 }
 
 /** Each append's records (JSON), continuing from the heads the append before it in the same stream left. */
 function chainRequest(heads: ChainRequest['heads'], appends: ChainRequest['appends']): string[][] {
   const tips = new Map(Object.entries(heads));
   return appends.map(({ streamId, bodies }) => {
-    const chained = chainLedger(tips.get(streamId) ?? {}, bodies.map((body) => JSON.parse(body)));
+    const chained = chainWithFreshSalts(tips.get(streamId) ?? {}, bodies.map((body) => JSON.parse(body)));
     tips.set(streamId, chained[chained.length - 1].heads);
     return chained.map((record) => JSON.stringify(record));
   });
@@ -79,5 +57,17 @@ const warmUpEvent = (batch: number, stream: number, i: number) => ({
   data: { content: `Note ${i} – ünïcode`, severity: 'SEV-2', count: i, firing: i % 2 === 0, endsAt: null, labels: { alertname: `Alert${i}`, instance: `node-${i}:9100` } },
 });
 
-
-serveLedgerChaining();
+/** Ready once warm; nothing to close at STOP. */
+serveRequests(
+  () => {
+    warmUp();
+    return { close: () => undefined };
+  },
+  (_, { heads, appends }: ChainRequest): ChainAnswer => {
+    try {
+      return { records: chainRequest(heads, appends) };
+    } catch {
+      return {};
+    }
+  },
+);

@@ -7,8 +7,10 @@ export type RowShape = 'pluck' | 'raw';
 
 export interface ReadsData {
   file: string;
-  busyTimeoutMs: number;
 }
+
+/** How long a read waits for a lock (a checkpoint that resets the WAL): as long as the read store's own connection waits. */
+const BUSY_TIMEOUT_MS = 5000;
 
 /** A read the worker runs. */
 export interface ReadRequest {
@@ -31,9 +33,9 @@ export interface ReadAnswer {
 const statements = new Map<string, Database.Statement>();
 serveRequests(
   () => {
-    const { file, busyTimeoutMs } = workerData as ReadsData;
+    const { file } = workerData as ReadsData;
     const db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     return db;
   },
   (db, { sql, params, shape }: ReadRequest): ReadAnswer => {

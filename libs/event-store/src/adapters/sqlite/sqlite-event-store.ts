@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
-import { LedgerChainWorker } from '@im/sqlite-runtime';
+import { LedgerChainWorker, quickCheck } from '@im/sqlite-runtime';
 import {
   type AppendOptions,
   type AppendResult,
@@ -99,6 +99,11 @@ export interface SqliteEventStoreOptions {
  * outlive it if the machine loses power.
  */
 export class SqliteEventStore implements EventStore {
+  /** What SQLite's quick_check finds wrong with a store's file, empty when it is sound (read from disk, off the event loop: quickCheck). */
+  static checkIntegrity(file: string): Promise<string[]> {
+    return quickCheck(file);
+  }
+
   private readonly db: Database.Database;
   private readonly appended = new EventEmitter();
   private readonly pollIntervalMs: number;

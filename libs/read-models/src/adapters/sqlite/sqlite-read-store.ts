@@ -18,7 +18,7 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-import { BackgroundReads, type RowShape } from '@im/sqlite-runtime';
+import { BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
@@ -49,8 +49,9 @@ export interface SqliteReadStoreOptions {
   /**
    * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
    * incident lists, loads of incidents by id and timeline pages on a
-   * read-only connection of their own (started with the first such read).
-   * Without (most tests), they run on the store's connection.
+   * read-only connection of their own (started with the first such read), and
+   * the indexes that end a bulk load. Without (most tests), all runs on the
+   * store's connection.
    */
   workers?: boolean;
   /** In place of the reads' worker `workers` opens: a test's, which watches or replaces it. */
@@ -67,8 +68,8 @@ class ListReads {
     private readonly background: SqliteBackgroundReads | undefined,
   ) {}
 
-  async all(plan: ListPlan, shape: RowShape): Promise<unknown[]> {
-    if (this.background) {
+  async all(plan: ListPlan, shape: RowShape, { inBackground = true } = {}): Promise<unknown[]> {
+    if (this.background && inBackground) {
       const { sql, params } = plan();
       const rows = await this.background.all(sql, params, shape);
       if (rows) return rows;
@@ -80,11 +81,28 @@ class ListReads {
   }
 }
 
+/**
+ * Timeline reads of up to this many rows, a page of 50 and the row read past
+ * it to tell whether another follows, are read in the background: 50-row
+ * pages at 32 connections answered 1.39 times as fast there, at 0.54 of the
+ * main thread's CPU; 1,000-row pages (and exports) 0.53 (8 connections) and
+ * 0.69 (1 connection) times as fast, their rows copied across threads
+ * costing more than the statement saves (docs/benchmarks.md, "SQLite
+ * runtime: what each worker earns").
+ */
+const BACKGROUND_PAGE_ROWS = 51;
+
 export class SqliteReadStore implements ReadStore {
+  /** What SQLite's quick_check finds wrong with a store's file, empty when it is sound (read from disk, off the event loop: quickCheck). */
+  static checkIntegrity(file: string): Promise<string[]> {
+    return quickCheck(file);
+  }
+
   private readonly db: Database.Database;
   private readonly sql: StatementCache;
   private readonly selectCheckpoint;
   private readonly collections: Map<string, SqliteCollection>;
+  private readonly buildIndexes: ((statements: string[], settings: BulkLoadSettings) => Promise<void>) | undefined;
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
@@ -110,6 +128,7 @@ export class SqliteReadStore implements ReadStore {
     // A read model can always be rebuilt from the log, so a lost tail after a power cut is replayed, not lost.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    this.buildIndexes = workers ? (statements, settings) => buildIndexesInWorker(file, statements, settings) : undefined;
     this.backgroundReads = backgroundReads;
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
@@ -238,7 +257,12 @@ export class SqliteReadStore implements ReadStore {
     try {
       return await work();
     } finally {
-      for (const collection of loaded) await collection.restoreIndexes();
+      const build = this.buildIndexes;
+      const settings: BulkLoadSettings = {
+        cacheSize: this.db.pragma('cache_size', { simple: true }) as number,
+        busyTimeoutMs: this.db.pragma('busy_timeout', { simple: true }) as number,
+      };
+      for (const collection of loaded) await collection.restoreIndexes(build && ((statements) => build(statements, settings)));
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('cache_size = -2000');
       this.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -404,7 +428,7 @@ class SqliteTimelineQueries implements TimelineQueries {
   };
 
   async list(query: TimelineQuery): Promise<TimelineRow[]> {
-    const rows = (await this.lists.all(() => this.page(query), 'raw')) as TimelineColumns[];
+    const rows = (await this.lists.all(() => this.page(query), 'raw', { inBackground: query.limit <= BACKGROUND_PAGE_ROWS })) as TimelineColumns[];
     return rows.map((row) => toRow(row, this.docAt));
   }
 

@@ -12,10 +12,10 @@ export type WriteStep = [sql: string, params: unknown[] | object];
  * write faster: docs/benchmarks.md, "SQLite runtime: what each worker earns".)
  */
 export class SqliteWrites {
-  private readonly runHere;
+  private readonly runSteps;
 
   constructor(db: Database.Database, statements: StatementCache) {
-    this.runHere = db.transaction((steps: WriteStep[]) =>
+    this.runSteps = db.transaction((steps: WriteStep[]) =>
       steps.map(([sql, params]) => {
         const statement = statements.get(sql);
         return (Array.isArray(params) ? statement.run(...params) : statement.run(params as Record<string, unknown>)).changes;
@@ -25,6 +25,6 @@ export class SqliteWrites {
 
   /** Runs the steps as one transaction; answers each step's changes. */
   async transaction(steps: WriteStep[]): Promise<number[]> {
-    return this.runHere(steps);
+    return this.runSteps(steps);
   }
 }
