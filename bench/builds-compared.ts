@@ -1,6 +1,7 @@
 /**
  * Two builds of the api, alternated on this machine: appends, then reads of
- * what was appended, on a fresh data directory each run. For a redesign that
+ * what was appended (50-row pages at 8 and 32 connections, 1,000-row pages,
+ * incident lists), on a fresh data directory each run. For a redesign that
  * must not make the service slower: `node -r tsx/cjs bench/builds-compared.ts
  * <checkout A> <checkout B> [pairs]`, each checkout built (`dist/`) with
  * node_modules. Order alternates (A B, B A, …) so drift over the run weighs
@@ -25,6 +26,8 @@ interface Figures {
   appendP99: number;
   readRps: number;
   readCpuUs: number;
+  read32Rps: number;
+  read1000Rps: number;
   listRps: number;
 }
 
@@ -46,14 +49,20 @@ async function measure(checkout: string): Promise<Figures> {
     const headers = { 'content-type': 'application/cloudevents+json', authorization: AUTH };
     const appends = await withCpu(pid, () => load({ url: `${url}/api/v1/timeline/events`, headers, requests: [uniqueEvents(`incident/${id}`)], duration: SECONDS }));
     const reads = await withCpu(pid, () => load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=50`, headers: { authorization: AUTH }, connections: 8, duration: SECONDS }));
+    const timeline = (limit: number, connections: number) =>
+      load({ url: `${url}/api/v1/incidents/${id}/timeline?limit=${limit}`, headers: { authorization: AUTH }, connections, duration: SECONDS / 2 });
+    const reads32 = await timeline(50, 32);
+    const reads1000 = await timeline(1000, 8);
     const lists = await load({ url: `${url}/api/v1/incidents?limit=50`, headers: { authorization: AUTH }, connections: 8, duration: SECONDS / 2 });
-    if (appends.non2xx + reads.non2xx + lists.non2xx + appends.errors + reads.errors > 0) throw new Error(`${checkout}: requests failed`);
+    if ([appends, reads, reads32, reads1000, lists].some((run) => run.non2xx + run.errors > 0)) throw new Error(`${checkout}: requests failed`);
     return {
       appendRps: appends.rps,
       appendCpuUs: appends.cpuUs,
       appendP99: appends.p99,
       readRps: reads.rps,
       readCpuUs: reads.cpuUs,
+      read32Rps: reads32.rps,
+      read1000Rps: reads1000.rps,
       listRps: lists.rps,
     };
   } finally {
@@ -69,7 +78,7 @@ async function main(): Promise<void> {
   const [a, b, pairsArg] = process.argv.slice(2);
   if (!a || !b) throw new Error('usage: builds-compared.ts <checkout A> <checkout B> [pairs]');
   const pairs = Number(pairsArg ?? 4);
-  const keys: (keyof Figures)[] = ['appendRps', 'appendCpuUs', 'appendP99', 'readRps', 'readCpuUs', 'listRps'];
+  const keys: (keyof Figures)[] = ['appendRps', 'appendCpuUs', 'appendP99', 'readRps', 'readCpuUs', 'read32Rps', 'read1000Rps', 'listRps'];
   const ratios = new Map(keys.map((key) => [key, [] as number[]]));
   for (let pair = 0; pair < pairs; pair++) {
     const aFirst = pair % 2 === 0;
