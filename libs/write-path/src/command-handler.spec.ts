@@ -10,7 +10,7 @@ import { CommandHandler, StreamTakenError } from './command-handler';
 import { randomIds } from './id-generator';
 import type { ReadYourWrites } from './read-your-writes';
 import { RetryPolicy } from './retry-policy';
-import type { WriteModel } from './write-models';
+import { userStreamWrites, type WriteModel } from './write-models';
 
 /** A command that decides as the test says. */
 interface Decide {
@@ -223,6 +223,25 @@ describe('CommandHandler', () => {
     const refused = new Error('refused');
     await expect(handler.all([write('list-13'), Promise.reject(refused), Promise.reject(new Error('later'))])).rejects.toBe(refused);
     expect(waited).toHaveLength(1);
+  });
+
+  it('decides preferences and push subscriptions of one responder, written at once, each on the whole stream', async () => {
+    const { handler } = handlerWith();
+    const service = { envelope: handler.serviceEnvelope('ana') };
+    const subscription = { id: 'ps_1', endpoint: 'https://push.example/1', keys: { p256dh: 'k', auth: 'a' }, clearance: 'public' };
+    await handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { severityFilter: ['SEV-1'], channels: ['email'] }, email: 'ana@example.com' }, service);
+    const [subscribed, updated] = await Promise.all([
+      handler.execute(userStreamWrites, 'ana', { kind: 'subscribe', ...subscription }, service),
+      handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { pushEnabled: false } }, service),
+    ]);
+    expect(subscribed.state.subscriptions.has('ps_1')).toBe(true);
+    expect(updated.state.preferences).toEqual({ pushEnabled: false, severityFilter: ['SEV-1'], quietHours: null, channels: ['email'], email: 'ana@example.com' });
+    const [, removed] = await Promise.all([
+      handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { channels: ['push'] } }, service),
+      handler.execute(userStreamWrites, 'ana', { kind: 'unsubscribe', id: 'ps_1', reason: 'unregistered' }, service),
+    ]);
+    expect(removed.state.subscriptions.size).toBe(0);
+    expect(removed.state.preferences.channels).toEqual(['push']);
   });
 
   it('reads no event it folded before, nor the ones it appended (the store answers them)', async () => {
