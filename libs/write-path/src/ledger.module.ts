@@ -15,6 +15,6 @@ import { RETRY_POLICY, RetryPolicy } from './retry-policy';
     { provide: ID_GENERATOR, useValue: randomIds },
     { provide: RETRY_POLICY, inject: [CLOCK], useFactory: (clock: Clock) => new RetryPolicy(clock) },
   ],
-  exports: [CommandHandler, CLOCK, ID_GENERATOR, RETRY_POLICY],
+  exports: [CommandHandler, CLOCK, ID_GENERATOR],
 })
 export class LedgerModule {}
