@@ -246,14 +246,9 @@ describe('an append to several streams in a batch chained in the worker thread',
       await store.close();
     }
   }, 60_000);
-});
 
-describe('an append to several streams whose later part meets an I/O fault', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sqlite-append-multi-fault-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('writes none of its parts, fails the appends of its batch with that error, and takes the next appends', async () => {
-    const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  it('(chained on the main thread) writes no part of one whose later part meets an I/O fault, fails the appends of its batch with that error, and takes the next appends', async () => {
+    const store = new SqliteEventStore(join(dir, 'fault.sqlite'));
     try {
       await store.append('fingerprint-F', [note('f0')], 'no_stream');
       const fault = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
