@@ -221,6 +221,23 @@ describe('registering a push subscription', () => {
   });
 });
 
+describe('settings saved while a push subscription is registered or removed', () => {
+  it('keeps both: each write to the responder\'s stream is decided on all of it', async () => {
+    const { createECDH } = await import('node:crypto');
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const input = { endpoint: 'https://push.example.com/erin', keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') } };
+    await save('erin', { severityFilter: ['SEV_1'], channels: ['email'] });
+    const [registered] = await Promise.all([
+      graphql(as('erin'), 'mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }', { input }),
+      save('erin', { pushEnabled: false }),
+    ]);
+    await Promise.all([graphql(as('erin'), `mutation { unregisterPushSubscription(id: "${registered.registerPushSubscription.id}") }`), save('erin', { channels: ['email', 'push'] })]);
+    const { notificationSettings } = await graphql(as('erin'), '{ notificationSettings { pushEnabled severityFilter channels } }');
+    expect(notificationSettings).toEqual({ pushEnabled: false, severityFilter: ['SEV_1'], channels: ['push', 'email'] });
+  });
+});
+
 describe('notifications(limit:)', () => {
   it('lists newest first and honours the limit; refuses a limit out of range', async () => {
     const all = await notifications('alice');

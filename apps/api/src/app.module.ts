@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
-import { PersistenceModule, type Stores } from '@im/persistence';
+import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 import { PolicyModule } from '@im/access';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { AuthModule } from './auth/auth.module';
@@ -24,6 +24,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         PersistenceModule.forRoot(config, stores),
+        ProjectionsModule,
         AuthModule,
         PolicyModule,
         HealthModule,

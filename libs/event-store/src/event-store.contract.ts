@@ -306,6 +306,23 @@ export function describeEventStoreContract(adapter: string, makeHarness: () => E
       expect(await store.readStream(stream)).toHaveLength(1);
     });
 
+    it('refuses up front an append to several streams that names a stream twice or gives one dedup key to two parts, writing nothing', async () => {
+      const other = `${stream}-other`;
+      const twice = store.appendMulti([
+        { streamId: stream, events: [event('im.test.lost')], expected: 'no_stream' },
+        { streamId: stream, events: [event('im.test.lost')], expected: 'any' },
+      ]);
+      await expect(twice).rejects.toThrow('A stream is named twice in one append');
+      const shared = store.appendMulti([
+        { streamId: stream, events: [event('im.test.lost')], expected: 'no_stream', dedupKeys: [`key:${stream}`] },
+        { streamId: other, events: [event('im.test.lost')], expected: 'no_stream', dedupKeys: [`key:${stream}`] },
+      ]);
+      await expect(shared).rejects.toThrow('A dedup key is given to two parts of one append');
+      expect(await store.readStream(stream)).toEqual([]);
+      expect(await store.readStream(other)).toEqual([]);
+      expect(await store.findByDedupKey(`key:${stream}`)).toBeUndefined();
+    });
+
     it('lets exactly one of many concurrent appends to the same new streams through', async () => {
       const other = `${stream}-other`;
       const attempts = await Promise.allSettled(

@@ -1,4 +1,4 @@
-import type { Decider, StreamEvent } from './decider';
+import type { StreamEvent } from './decider';
 import { InvalidError } from './domain-errors';
 import { PREFERENCES_UPDATED_TYPE, userStreamId } from './stream-names';
 import { isSeverity, type Severity, SEVERITIES } from './incident';
@@ -91,15 +91,16 @@ export interface UpdatePreferences {
   clearance?: string;
 }
 
-/** A responder's stream, folded for their preferences: each update carries the whole, merged settings, so the last one is the state. */
-export const preferencesDecider: Decider<UpdatePreferences, SavedNotificationSettings, StreamEvent> = {
-  stream: { subject: 'notification preferences', streamId: userStreamId },
-  initialState: DEFAULT_NOTIFICATION_SETTINGS,
-  decide: ({ update, email, clearance }, current) => [
+/** An update carries the whole, merged settings (with what the token said), so the last one is the state. */
+export function decidePreferences({ update, email, clearance }: UpdatePreferences, current: SavedNotificationSettings): StreamEvent[] {
+  return [
     {
       type: PREFERENCES_UPDATED_TYPE,
       data: { ...updateNotificationSettings(current, update), ...(email !== undefined ? { email } : {}), ...(clearance !== undefined ? { clearance } : {}) },
     },
-  ],
-  evolve: (state, event) => (event.type === PREFERENCES_UPDATED_TYPE ? ((event.data as SavedNotificationSettings | undefined) ?? state) : state),
-};
+  ];
+}
+
+export function evolvePreferences(state: SavedNotificationSettings, event: StreamEvent): SavedNotificationSettings {
+  return event.type === PREFERENCES_UPDATED_TYPE ? ((event.data as SavedNotificationSettings | undefined) ?? state) : state;
+}

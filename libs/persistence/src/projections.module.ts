@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Global, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import {
@@ -13,6 +13,7 @@ import {
   type ProjectionStore,
   type ProjectionWorker,
 } from '@im/read-models';
+import { READ_YOUR_WRITES, type ReadYourWrites } from '@im/write-path';
 
 /** How long a shutdown waits for the read models to reach the head of the log. */
 const SHUTDOWN_CATCH_UP_MS = 5000;
@@ -21,7 +22,10 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
  * PROJECTOR=embedded: the projection worker runs in this process, and is also its progress.
  * PROJECTOR=external: apps/projector runs it; there is no worker here (null), and the
  * progress is read from the checkpoints the projector commits.
+ * Global, imported by each app: it also binds the write path's READ_YOUR_WRITES
+ * to that progress (the write path does not know the read side).
  */
+@Global()
 @Module({
   providers: [
     {
@@ -46,8 +50,13 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
       useFactory: (runner: ProjectionRunner | null, store: ProjectionStore): ProjectionProgress =>
         runner ?? new CheckpointProgress(store, ALL_PROJECTIONS.map((p) => p.name)),
     },
+    {
+      provide: READ_YOUR_WRITES,
+      inject: [PROJECTION_PROGRESS, APP_CONFIG],
+      useFactory: (progress: ProjectionProgress, config: AppConfig): ReadYourWrites => ({ waitFor: (position) => progress.waitFor(position, config.projectionWaitMs) }),
+    },
   ],
-  exports: [PROJECTION_PROGRESS, PROJECTION_WORKER],
+  exports: [PROJECTION_PROGRESS, PROJECTION_WORKER, READ_YOUR_WRITES],
 })
 export class ProjectionsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(@Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null) {}

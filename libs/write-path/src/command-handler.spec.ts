@@ -10,7 +10,7 @@ import { CommandHandler, StreamTakenError } from './command-handler';
 import { randomIds } from './id-generator';
 import type { ReadYourWrites } from './read-your-writes';
 import { RetryPolicy } from './retry-policy';
-import type { WriteModel } from './write-models';
+import { userStreamWrites, type WriteModel } from './write-models';
 
 /** A command that decides as the test says. */
 interface Decide {
@@ -107,6 +107,43 @@ describe('CommandHandler', () => {
     expect(written[2].position).toBeGreaterThan(written[1].position);
   });
 
+  it('decides a write queued behind an append in flight when its turn comes, not when it arrived (a command given as a function)', async () => {
+    const { handler } = handlerWith();
+    const order: string[] = [];
+    const append = store.append.bind(store);
+    jest.spyOn(store, 'append').mockImplementation(async (...args) => {
+      const appended = await append(...args);
+      order.push(`appended ${args[1].length}`);
+      return appended;
+    });
+    const first = handler.execute(ids, 'list-9', decided(() => [event()]), stored);
+    const queued = handler.execute(ids, 'list-9', (key) => {
+      order.push(`command on ${key}`);
+      return decided(() => [event()]);
+    }, stored);
+    await Promise.all([first, queued]);
+    expect(order).toEqual(['appended 1', 'command on list-9', 'appended 1']);
+  });
+
+  it('decides each write on its own model’s state when two models write one stream at once', async () => {
+    const { handler, pauses } = handlerWith();
+    /** The same stream folded as a count of its events. */
+    const counts: WriteModel<Decide, number, CloudEvent> = {
+      decider: { stream: { subject: 'count', streamId: (key) => key }, initialState: 0, decide: (command, state) => command.decide([String(state)]), evolve: (state) => state + 1 },
+      read: ({ event }) => event,
+    };
+    await store.append('list-10', [event('first')], 'no_stream');
+    const seen: unknown[] = [];
+    const listed = handler.execute(ids, 'list-10', decided((state) => (seen.push(state), [event('listed')])), stored);
+    const counted = handler.execute(counts, 'list-10', decided((state) => (seen.push(state), [event('counted')])), stored);
+    const [{ state: list }, { state: count }] = await Promise.all([listed, counted]);
+    // The second model's write is decided on its own fold of the stream, and meets the first one's append as a conflict.
+    expect(seen).toEqual([['first'], ['1'], ['2']]);
+    expect(pauses).toHaveLength(1);
+    expect(list).toEqual(['first', 'listed']);
+    expect(count).toBe(3);
+  });
+
   it('answers "no change" with the current state and appends nothing', async () => {
     const { handler } = handlerWith();
     await store.append('list-4', [event('only')], 'no_stream');
@@ -173,6 +210,38 @@ describe('CommandHandler', () => {
     const { position } = await handler.execute(ids, 'list-7', decided(() => [event()]), stored);
     await handler.execute(ids, 'list-7', decided(() => [event()]), { ...stored, wait: false });
     expect(waited).toEqual([position]);
+  });
+
+  it('runs several writes without their waits, then waits once for the highest position; a failure answers them all, unwaited', async () => {
+    const waited: bigint[] = [];
+    const { clock } = fakeClock();
+    const views: ReadYourWrites = { waitFor: async (position) => void waited.push(position) };
+    const handler = new CommandHandler(store, clock, new RetryPolicy(clock), randomIds, views);
+    const write = (key: string) => handler.execute(ids, key, decided(() => [event()]), { ...stored, wait: false });
+    const answers = await handler.all([write('list-11'), write('list-12'), write('list-11')]);
+    expect(waited).toEqual([answers.map((a) => a.position).reduce((a, b) => (a > b ? a : b))]);
+    const refused = new Error('refused');
+    await expect(handler.all([write('list-13'), Promise.reject(refused), Promise.reject(new Error('later'))])).rejects.toBe(refused);
+    expect(waited).toHaveLength(1);
+  });
+
+  it('decides preferences and push subscriptions of one responder, written at once, each on the whole stream', async () => {
+    const { handler } = handlerWith();
+    const service = { envelope: handler.serviceEnvelope('ana') };
+    const subscription = { id: 'ps_1', endpoint: 'https://push.example/1', keys: { p256dh: 'k', auth: 'a' }, clearance: 'public' };
+    await handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { severityFilter: ['SEV-1'], channels: ['email'] }, email: 'ana@example.com' }, service);
+    const [subscribed, updated] = await Promise.all([
+      handler.execute(userStreamWrites, 'ana', { kind: 'subscribe', ...subscription }, service),
+      handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { pushEnabled: false } }, service),
+    ]);
+    expect(subscribed.state.subscriptions.has('ps_1')).toBe(true);
+    expect(updated.state.preferences).toEqual({ pushEnabled: false, severityFilter: ['SEV-1'], quietHours: null, channels: ['email'], email: 'ana@example.com' });
+    const [, removed] = await Promise.all([
+      handler.execute(userStreamWrites, 'ana', { kind: 'update', update: { channels: ['push'] } }, service),
+      handler.execute(userStreamWrites, 'ana', { kind: 'unsubscribe', id: 'ps_1', reason: 'unregistered' }, service),
+    ]);
+    expect(removed.state.subscriptions.size).toBe(0);
+    expect(removed.state.preferences.channels).toEqual(['push']);
   });
 
   it('reads no event it folded before, nor the ones it appended (the store answers them)', async () => {

@@ -5,7 +5,7 @@ import { ConflictError, RouteChangedError, type StreamEvent } from '@im/incident
 import { CLOCK, type Clock } from './clock';
 import { type Folded, FoldedStreams } from './folded-streams';
 import { ID_GENERATOR, type IdGenerator } from './id-generator';
-import { ReadYourWrites } from './read-your-writes';
+import { READ_YOUR_WRITES, type ReadYourWrites } from './read-your-writes';
 import { RETRY_POLICY, type RetryPolicy } from './retry-policy';
 import { serviceEvent } from './service-event';
 import type { WriteModel } from './write-models';
@@ -62,9 +62,10 @@ interface PendingWrite<S> {
   reject: (error: unknown) => void;
 }
 
-interface StreamQueue<S> {
+/** A model's cache of folded streams, and the writes waiting per stream (an entry exists while its writes are being drained). */
+interface ModelStreams<S> {
   streams: FoldedStreams<S>;
-  writes: PendingWrite<S>[];
+  queues: Map<string, PendingWrite<S>[]>;
 }
 
 /**
@@ -80,22 +81,23 @@ interface StreamQueue<S> {
  * on. So a decision always holds at the revision it is stored at, and a busy
  * stream costs one append per round instead of writers retrying each other.
  * A write to several streams at once (`together`) is one atomic appendMulti.
+ * Queues are per model as well as per stream: were two models to write one
+ * stream, each write is still decided on its own model's fold, and the two
+ * meet as a stale revision in the retry loop.
  *
  * State comes from a per-stream cache of the folded state (FoldedStreams), so
  * what a write costs does not grow with the stream's length.
  */
 @Injectable()
 export class CommandHandler {
-  private readonly folded = new Map<WriteModel<unknown, unknown, unknown>, FoldedStreams<unknown>>();
-  /** Writes waiting per stream; an entry exists while its writes are being drained. */
-  private readonly queues = new Map<string, StreamQueue<unknown>>();
+  private readonly models = new Map<WriteModel<unknown, unknown, unknown>, ModelStreams<unknown>>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RETRY_POLICY) private readonly retry: RetryPolicy,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    private readonly views: ReadYourWrites,
+    @Inject(READ_YOUR_WRITES) private readonly views: ReadYourWrites,
   ) {}
 
   /** The envelope of an event the service writes itself on `actor`'s behalf (serviceEvent): stamped now, under a fresh id. */
@@ -107,15 +109,16 @@ export class CommandHandler {
    * Runs `command` on the stream of `key` and answers once the read models
    * show it (also a "no change", which may rest on another writer's event).
    * A `key` given as a function is drawn for each attempt, and its stream must
-   * not exist yet; `command` may then be a function of the key.
+   * not exist yet. A `command` given as a function (of the key) is built when
+   * it is decided, on each attempt (so a time it takes is the decision's).
    */
   execute<C, S, E>(model: WriteModel<C, S, E>, key: string | (() => string), command: C | ((key: string) => C), options: ExecuteOptions<S, E>): Promise<Executed<S, E>> {
     return this.run(
       model.decider.stream.subject,
       () => {
         const drawn = typeof key === 'function' ? key() : key;
-        const decided = typeof command === 'function' ? (command as (key: string) => C)(drawn) : command;
-        return this.once(model, drawn, decided, { ...options, newStream: typeof key === 'function' });
+        const build = typeof command === 'function' ? () => (command as (key: string) => C)(drawn) : () => command;
+        return this.enqueue(model, drawn, build, { ...options, newStream: typeof key === 'function' });
       },
       options,
     );
@@ -134,32 +137,48 @@ export class CommandHandler {
       if (error instanceof WrongExpectedRevisionError) throw new ConflictError(`The ${subject} changed while the request was decided; retry it`);
       throw error;
     }
-    if (wait && answer.position !== undefined) await this.waitFor(answer.position);
+    if (wait && answer.position !== undefined) await this.views.waitFor(answer.position);
     return answer;
   }
 
-  /** The wait `execute` and `run` make, for a caller that ran many commands without it (an alert payload): once, for the last. */
-  waitFor(position: bigint): Promise<void> {
-    return this.views.waitFor(position);
+  /**
+   * Several writes at once, each run without its wait (`run` with `wait:
+   * false`): answers once all have settled, with the first failure in their
+   * order, or else after one wait for the highest position they answer.
+   */
+  async all<T extends { position?: bigint }>(writes: Promise<T>[]): Promise<T[]> {
+    const settled = await Promise.allSettled(writes);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    const answers = settled.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+    const positions = answers.flatMap(({ position }) => (position === undefined ? [] : [position]));
+    if (positions.length > 0) await this.views.waitFor(positions.reduce((a, b) => (a > b ? a : b)));
+    return answers;
   }
 
   /** One attempt of a command on one stream, decided on its state as it stands (with the writes queued behind an append in flight). */
-  once<C, S, E>(model: WriteModel<C, S, E>, key: string, command: C, options: CommandOptions<S, E> & { newStream?: boolean }): Promise<Executed<S, E>> {
+  once<C, S, E>(model: WriteModel<C, S, E>, key: string, command: C, options: CommandOptions<S, E>): Promise<Executed<S, E>> {
+    return this.enqueue(model, key, () => command, options);
+  }
+
+  /** Queues a write of the command `build` answers when it is decided. */
+  private enqueue<C, S, E>(model: WriteModel<C, S, E>, key: string, build: () => C, options: CommandOptions<S, E> & { newStream?: boolean }): Promise<Executed<S, E>> {
     return new Promise<Executed<S, E>>((resolve, reject) => {
       let events: E[] = [];
       const seen = options.seen ?? ((state: S) => state);
       const write: PendingWrite<S> = {
-        decide: (state) => (events = model.decider.decide(command, seen(state))).map((event) => options.envelope(event)),
+        decide: (state) => (events = model.decider.decide(build(), seen(state))).map((event) => options.envelope(event)),
         dedupKeys: options.dedupKeys ?? [],
         newStream: options.newStream ?? false,
         resolve: (answered) => resolve({ key, events, ...answered }),
         reject,
       };
       const streamId = model.decider.stream.streamId(key);
-      const queue = this.queues.get(streamId) as StreamQueue<S> | undefined;
-      if (queue) return queue.writes.push(write);
-      this.queues.set(streamId, { streams: this.streamsOf(model), writes: [write] } as StreamQueue<unknown>);
-      void this.drain(streamId);
+      const { streams, queues } = this.of(model);
+      const queue = queues.get(streamId);
+      if (queue) return queue.push(write);
+      queues.set(streamId, [write]);
+      void this.drain(streams, queues, streamId);
     });
   }
 
@@ -183,7 +202,7 @@ export class CommandHandler {
       decided.map(async ({ model, key, folded, events, appended, streamId }) => {
         const result = results[writing.findIndex((written) => written.streamId === streamId)];
         if (!result) return { key, state: folded.state, events, appended, position: folded.position };
-        const streams = this.streamsOf(model);
+        const streams = this.of(model).streams;
         const recorded = result.recorded ?? (await this.eventStore.readStream(streamId, folded.revision + 1n));
         const after = streams.remember(streamId, streams.advance(folded, recorded));
         return { key, state: after.state, events, appended, position: after.position };
@@ -198,30 +217,30 @@ export class CommandHandler {
 
   /** The stream's current state with its revision and position: the `base` of a command in `together`. */
   current<C, S, E>(model: WriteModel<C, S, E>, key: string): Promise<Folded<S>> {
-    return this.streamsOf(model).current(model.decider.stream.streamId(key));
+    return this.of(model).streams.current(model.decider.stream.streamId(key));
   }
 
-  private streamsOf<C, S, E>(model: WriteModel<C, S, E>): FoldedStreams<S> {
-    let streams = this.folded.get(model as WriteModel<unknown, unknown, unknown>) as FoldedStreams<S> | undefined;
+  private of<C, S, E>(model: WriteModel<C, S, E>): ModelStreams<S> {
+    let streams = this.models.get(model as WriteModel<unknown, unknown, unknown>) as ModelStreams<S> | undefined;
     if (!streams) {
       const { decider, read } = model;
-      streams = new FoldedStreams<S>(this.eventStore, (state, recorded) => decider.evolve(state, read(recorded)), decider.initialState);
-      this.folded.set(model as WriteModel<unknown, unknown, unknown>, streams as FoldedStreams<unknown>);
+      streams = { streams: new FoldedStreams<S>(this.eventStore, (state, recorded) => decider.evolve(state, read(recorded)), decider.initialState), queues: new Map() };
+      this.models.set(model as WriteModel<unknown, unknown, unknown>, streams as ModelStreams<unknown>);
     }
     return streams;
   }
 
-  private async drain<S>(streamId: string): Promise<void> {
-    const queue = this.queues.get(streamId) as StreamQueue<S>;
-    while (queue.writes.length > 0) {
-      const round = queue.writes.splice(0);
+  private async drain<S>(streams: FoldedStreams<S>, queues: Map<string, PendingWrite<S>[]>, streamId: string): Promise<void> {
+    const queue = queues.get(streamId) as PendingWrite<S>[];
+    while (queue.length > 0) {
+      const round = queue.splice(0);
       try {
-        queue.writes.unshift(...(await this.writeRound(queue.streams, streamId, round)));
+        queue.unshift(...(await this.writeRound(streams, streamId, round)));
       } catch (error) {
         round.forEach((write) => write.reject(error));
       }
     }
-    this.queues.delete(streamId);
+    queues.delete(streamId);
   }
 
   /** Decides and appends the writes of one round; answers those to decide again in the next (they met no conflict). */

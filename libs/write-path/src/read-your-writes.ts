@@ -1,20 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@im/config';
-import { PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
-
 /**
- * Read-your-writes: a command answers once the read models show the log up
- * to the position its answer rests on, so the caller's next read sees it.
+ * Read-your-writes, as the write path needs it: a command answers once the
+ * read models show the log up to the position its answer rests on, so the
+ * caller's next read sees it. The write path's own port (it knows nothing of
+ * the read side); libs/persistence binds it to the projections' progress,
+ * which rejects after PROJECTION_WAIT_MS (the write stands, the views are behind).
  */
-@Injectable()
-export class ReadYourWrites {
-  constructor(
-    @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  /** Rejects with ProjectionLagError after PROJECTION_WAIT_MS: the write stands, the views are behind. */
-  waitFor(position: bigint): Promise<void> {
-    return this.progress.waitFor(position, this.config.projectionWaitMs);
-  }
+export interface ReadYourWrites {
+  waitFor(position: bigint): Promise<void>;
 }
+
+export const READ_YOUR_WRITES = Symbol('READ_YOUR_WRITES');

@@ -25,11 +25,6 @@ export class RetryPolicy {
     private readonly random: () => number = Math.random,
   ) {}
 
-  /** Whether an attempt that failed as attempt number `failed` may be followed by another. */
-  allowsAfter(failed: number): boolean {
-    return failed < this.settings.attempts;
-  }
-
   /** The pause after `failed` failed attempts. */
   pause(failed: number): Promise<void> {
     const { baseDelayMs, maxDelayMs } = this.settings;
@@ -43,7 +38,7 @@ export class RetryPolicy {
       try {
         return await attempt();
       } catch (error) {
-        if (!retryOn(error) || !this.allowsAfter(failed)) throw error;
+        if (!retryOn(error) || failed >= this.settings.attempts) throw error;
         await this.pause(failed);
       }
     }

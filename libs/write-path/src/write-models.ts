@@ -5,8 +5,6 @@ import {
   fingerprintDecider,
   incidentDecider,
   integrationKeyDecider,
-  preferencesDecider,
-  pushSubscriptionDecider,
   webhookDecider,
   type IncidentCommand,
   type IncidentEvent,
@@ -15,6 +13,7 @@ import {
   type LedgerEvent,
   type RecordEvent,
   type StreamEvent,
+  userStreamDecider,
 } from '@im/incidents';
 
 /** A domain decider as the write path runs it: how it reads a recorded event. */
@@ -38,5 +37,5 @@ export const incidentWrites: WriteModel<IncidentCommand | RecordEvent, IncidentS
 export const fingerprintWrites = serviceStream(fingerprintDecider);
 export const webhookWrites = serviceStream(webhookDecider);
 export const integrationKeyWrites = serviceStream(integrationKeyDecider);
-export const preferencesWrites = serviceStream(preferencesDecider);
-export const pushSubscriptionWrites = serviceStream(pushSubscriptionDecider);
+/** A responder's stream: preferences and push subscriptions, decided by its one Decider. */
+export const userStreamWrites = serviceStream(userStreamDecider);

@@ -80,7 +80,8 @@ export class IncidentCommandHandler {
 
   /** Decided only on what the caller may see; a "no change" too waits for the read models, as it may rest on someone else's event. */
   private write(incidentId: string, context: CommandContext, command: CommandOn): Promise<Executed<IncidentState, IncidentEvent | LedgerEvent>> {
-    return this.commands.execute(incidentWrites, incidentId, command(incidentId, this.now()), {
+    // Built when decided, on every attempt: an event's time is never earlier than those stored before it.
+    return this.commands.execute(incidentWrites, incidentId, (id) => command(id, this.now()), {
       envelope: this.envelope(context),
       seen: (state) => this.shown(incidentId, state, context),
     });

@@ -27,7 +27,11 @@ export interface AlertResults {
 /** Alertmanager ignores it (it retries with its own backoff); other senders may not. */
 export const RETRY_AFTER_SECONDS = 5;
 
-type Outcome = { result: AlertResult; position?: bigint } | { unavailable: ClientError };
+/** An alert's answer, with the position it was stored at (none: nothing stored). */
+interface Outcome {
+  result: AlertResult;
+  position?: bigint;
+}
 
 /**
  * A webhook payload of an alert source: each alert appended as if it came
@@ -45,18 +49,12 @@ export class AlertIngestion {
   ) {}
 
   async ingest(payload: AlertPayload, writer: Principal): Promise<AlertResults> {
-    const outcomes = await Promise.all(payload.alerts.map((_, index) => this.store(payload, index, writer)));
-    const unavailable = outcomes.find((outcome) => 'unavailable' in outcome);
-    if (unavailable) throw retryLater(unavailable.unavailable);
-    const positions = outcomes.flatMap((outcome) => ('position' in outcome && outcome.position !== undefined ? [outcome.position] : []));
-    if (positions.length > 0) {
-      try {
-        await this.commands.waitFor(positions.reduce((a, b) => (a > b ? a : b)));
-      } catch (error) {
-        throw retryLater(classify(error));
-      }
+    try {
+      const outcomes = await this.commands.all(payload.alerts.map((_, index) => this.store(payload, index, writer)));
+      return { results: outcomes.map(({ result }) => result) };
+    } catch (error) {
+      throw error instanceof RetryLaterError ? error : retryLater(classify(error));
     }
-    return { results: outcomes.map((outcome) => (outcome as { result: AlertResult }).result) };
   }
 
   private async store({ sender, receiver, alerts }: AlertPayload, index: number, writer: Principal): Promise<Outcome> {
@@ -71,7 +69,8 @@ export class AlertIngestion {
         return { result: { index, status: 200, ignored: true, reason: `${error.message}: the resolution of an alert that opened no incident is not recorded` } };
       }
       const client = classify(error);
-      return client.status >= 500 ? { unavailable: client } : { result: refusedResult(index, client) };
+      if (client.status >= 500) throw retryLater(client);
+      return { result: refusedResult(index, client) };
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { NotificationSettings, UpdatePreferences } from '@im/incidents';
-import { CommandHandler, preferencesWrites } from '@im/write-path';
+import { CommandHandler, userStreamWrites } from '@im/write-path';
 
 /**
  * Saves a responder's notification preferences as an event on their own
@@ -13,7 +13,7 @@ export class PreferencesCommandHandler {
 
   async update(userId: string, update: UpdatePreferences['update'], token: { email?: string; clearance?: string } = {}): Promise<NotificationSettings> {
     const command: UpdatePreferences = { kind: 'update', update, email: token.email, clearance: token.clearance };
-    const { state } = await this.commands.execute(preferencesWrites, userId, command, { envelope: this.commands.serviceEnvelope(userId) });
-    return state;
+    const { state } = await this.commands.execute(userStreamWrites, userId, command, { envelope: this.commands.serviceEnvelope(userId) });
+    return state.preferences;
   }
 }

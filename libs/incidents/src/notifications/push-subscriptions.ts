@@ -1,6 +1,4 @@
-import type { Decider, StreamEvent } from '../decider';
 import { NotFoundError } from '../domain-errors';
-import { userStreamId } from '../stream-names';
 
 /** Events of a responder's stream (`user-<sub>`): their Web Push subscriptions. */
 export const PUSH_SUBSCRIBED_TYPE = 'im.user.push_subscribed';
@@ -62,14 +60,8 @@ export type PushSubscriptionCommand =
   | ({ kind: 'subscribe' } & PushSubscribedData)
   | ({ kind: 'unsubscribe' } & PushUnsubscribedData);
 
-/** The responder's stream, folded for their push subscriptions (their preferences live on the same stream). */
-export const pushSubscriptionDecider: Decider<PushSubscriptionCommand, PushSubscriptionsState, StreamEvent> = {
-  stream: { subject: 'push subscriptions', streamId: userStreamId },
-  initialState: initialPushSubscriptionsState,
-  decide: (command, state) => {
-    if (command.kind === 'unsubscribe') return decideUnsubscribe(command.id, command.reason, state);
-    const { kind: _, ...subscription } = command;
-    return decideSubscribe(subscription, state);
-  },
-  evolve: evolvePushSubscriptions,
-};
+export function decidePushSubscription(command: PushSubscriptionCommand, state: PushSubscriptionsState): PushSubscriptionEvent[] {
+  if (command.kind === 'unsubscribe') return decideUnsubscribe(command.id, command.reason, state);
+  const { kind: _, ...subscription } = command;
+  return decideSubscribe(subscription, state);
+}

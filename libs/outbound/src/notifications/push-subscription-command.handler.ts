@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { InvalidError, type PushSubscriptionCommand, type PushUnsubscribedData } from '@im/incidents';
-import { CommandHandler, pushSubscriptionWrites } from '@im/write-path';
+import { CommandHandler, userStreamWrites } from '@im/write-path';
 import { BlockedAddressError, checkDestination } from '../webhooks/webhook-address';
 import type { PushSubscriptionInput } from './push-subscription.input';
 
@@ -53,6 +53,6 @@ export class PushSubscriptionCommandHandler {
 
   /** `wait`: answer once the read model shows the change (not for deliveries, which do not read it). */
   private decide(userId: string, actor: string, command: PushSubscriptionCommand, wait = true) {
-    return this.commands.execute(pushSubscriptionWrites, userId, command, { envelope: this.commands.serviceEnvelope(actor), wait });
+    return this.commands.execute(userStreamWrites, userId, command, { envelope: this.commands.serviceEnvelope(actor), wait });
   }
 }

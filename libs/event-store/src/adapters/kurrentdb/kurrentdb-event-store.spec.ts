@@ -1,4 +1,4 @@
-import type { KurrentDBClient } from '@kurrent/kurrentdb-client';
+import { type KurrentDBClient, NO_STREAM, WrongExpectedVersionError } from '@kurrent/kurrentdb-client';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CloudEvent } from '@im/cloudevents';
@@ -71,6 +71,14 @@ describe('KurrentDB adapter, at the client method boundary', () => {
     expect(await store.findByDedupKey('origin:2')).toBeUndefined();
     await store.append('incident-a', [event('e2')], 0n, { dedupKeys: ['origin:2'] });
     expect((await store.findByDedupKey('origin:2'))?.revision).toBe(1n);
+  });
+
+  it('passes on, as the server reported it, a conflict on a stream the append did not name', async () => {
+    const conflict = new WrongExpectedVersionError(undefined, { streamName: 'incident-elsewhere', expected: NO_STREAM, current: 3n });
+    const client = server.client();
+    client.multiStreamAppend = async () => Promise.reject(conflict);
+    const answering = new KurrentDbEventStore(client, { streamPrefixes: ['incident-'] });
+    await expect(answering.appendMulti([{ streamId: 'incident-a', events: [event('e1')], expected: 'no_stream', dedupKeys: ['origin:1'] }])).rejects.toBe(conflict);
   });
 
   it('returns the position the log reports for a keyed append', async () => {

@@ -169,7 +169,9 @@ export class KurrentDbEventStore implements EventStore {
         if (!(error instanceof WrongExpectedVersionError)) throw error;
         const taken = keys.find((key) => dedupStreamId(key) === error.streamName);
         if (taken !== undefined) throw new DuplicateEventError(taken, await this.owner(taken));
-        const refused = parts.find((part) => part.streamId === error.streamName) ?? parts[0];
+        // A stream the append did not name: no part to answer for, so the server's own error stands.
+        const refused = parts.find((part) => part.streamId === error.streamName);
+        if (!refused) throw error;
         if (refused.state !== refused.expected && attempt < LEDGER_RETRIES) continue;
         throw new WrongExpectedRevisionError(refused.streamId, refused.expected, typeof error.actualState === 'bigint' ? error.actualState : 'no_stream');
       }

@@ -246,4 +246,35 @@ describe('an append to several streams in a batch chained in the worker thread',
       await store.close();
     }
   }, 60_000);
+
+  it('(chained on the main thread) writes no part of one whose later part meets an I/O fault, fails the appends of its batch with that error, and takes the next appends', async () => {
+    const store = new SqliteEventStore(join(dir, 'fault.sqlite'));
+    try {
+      await store.append('fingerprint-F', [note('f0')], 'no_stream');
+      const fault = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+      const chain = ledgerChaining.chainLedger;
+      // The second part's events are chained as it is written, after the first part's: the fault strikes mid-transaction.
+      jest.spyOn(ledgerChaining, 'chainLedger').mockImplementationOnce(chain).mockImplementationOnce(() => {
+        throw fault;
+      });
+      const outcomes = await Promise.allSettled([
+        store.appendMulti([
+          { streamId: 'fingerprint-F', events: [note('f1')], expected: 0n },
+          { streamId: 'incident-N', events: [note('n0')], expected: 'no_stream', dedupKeys: ['key-n'] },
+        ]),
+        store.append('incident-M', [note('m0')], 'no_stream'),
+      ]);
+      expect(outcomes.map((outcome) => (outcome as PromiseRejectedResult).reason)).toEqual([fault, fault]);
+      expect((await store.readStream('fingerprint-F')).map((e) => e.event.id)).toEqual(['f0']);
+      expect(await store.readStream('incident-N')).toEqual([]);
+      expect(await store.readStream('incident-M')).toEqual([]);
+      expect(await store.findByDedupKey('key-n')).toBeUndefined();
+      jest.restoreAllMocks();
+      await store.append('fingerprint-F', [note('f1')], 0n);
+      expectChained(await store.readStream('fingerprint-F'));
+    } finally {
+      jest.restoreAllMocks();
+      await store.close();
+    }
+  });
 });
