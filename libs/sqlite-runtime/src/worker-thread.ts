@@ -22,7 +22,7 @@ export function startThread(path: string, options: WorkerOptions = {}): Worker {
 const startWorker = (name: WorkerName, workerData: unknown): Worker => startThread(join(__dirname, 'workers', `${name}.worker`), { workerData });
 
 /** The worker's failure as an Error carrying SQLite's code. */
-export const sqliteWorkerError = ({ message, code }: SqliteWorkerError): Error => Object.assign(new Error(message), { code });
+const sqliteWorkerError = ({ message, code }: SqliteWorkerError): Error => Object.assign(new Error(message), { code });
 
 /**
  * Runs a worker that answers once: an answer with `error` rejects with that

@@ -1,4 +1,4 @@
-import { DateTime, IANAZone } from 'luxon';
+import { DateTime } from 'luxon';
 
 /**
  * Who is on call: a schedule's layers, restrictions and overrides as pure
@@ -57,8 +57,6 @@ export interface Shift {
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-
-export const isTimeZone = (name: string): boolean => IANAZone.isValidZone(name);
 
 const minutesOf = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
