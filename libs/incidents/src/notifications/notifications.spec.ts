@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { decide, evolve } from '../incident.decider';
-import type { IncidentState } from '../incident';
+import { type IncidentState, SEVERITIES } from '../incident';
 import type { LedgerEvent } from '../incident-events';
 import { DEFAULT_NOTIFICATION_SETTINGS, type NotificationSettings } from '../notification-preferences';
-import { decideNotification, notificationsDue } from './notification-rules';
+import { decideNotification, type DecisionInput, NOTIFICATION_MEDIA, type NotificationDecision, NOTIFICATION_TRIGGERS, notificationsDue } from './notification-rules';
+import { PAGE_EVENT_TYPE } from './pages';
 import { quietHoursEnd } from './quiet-hours';
 import { decideSubscribe, decideUnsubscribe, evolvePushSubscriptions, initialPushSubscriptionsState } from './push-subscriptions';
 import { NotFoundError } from '../domain-errors';
@@ -59,6 +61,34 @@ describe('who is notified of what', () => {
   });
 });
 
+describe('who is paged', () => {
+  const page = (data: object) => ({ type: PAGE_EVENT_TYPE, incidentId: ID, time: T1, data });
+  const history = () => {
+    const declared = declaredBy('alice');
+    const state = declared.reduce<IncidentState>(evolve, undefined);
+    return [...declared, ...decide({ kind: 'assign_role', incidentId: ID, time: T1, role: 'OPS', userId: 'bob', caller }, state)];
+  };
+
+  it('notifies exactly the users the page names, each once, whatever role they hold or do not hold', () => {
+    const paged = [{ user: 'carol', via: 'user' }, { user: 'bob', via: 'schedule:sch_1' }, { user: 'carol', via: 'schedule:sch_2' }];
+    const due = dueAlong([...history(), page({ step: 2, round: 1, paged, unstaffed: ['sch_3'] })]);
+    // alice is IC and bob OPS: only the paged bob and carol (who holds no role) are notified, carol once.
+    expect(due[due.length - 1]).toEqual([
+      { responder: 'carol', trigger: 'paged', page: { step: 2, round: 1 } },
+      { responder: 'bob', trigger: 'paged', page: { step: 2, round: 1 } },
+    ]);
+  });
+
+  it('notifies nobody of a page that pages no one (every schedule unstaffed), nor of a page before the incident exists', () => {
+    expect(dueAlong([...history(), page({ step: 1, round: 1, paged: [], unstaffed: ['sch_1'] })]).pop()).toEqual([]);
+    expect(dueAlong([page({ step: 1, round: 1, paged: [{ user: 'carol', via: 'user' }], unstaffed: [] })])).toEqual([[]]);
+  });
+
+  it('still pages the users of a page whose step or round is missing, and skips entries naming no user', () => {
+    expect(dueAlong([...history(), page({ paged: [{ via: 'user' }, null, { user: '' }, { user: 'dave', via: 'user' }] })]).pop()).toEqual([{ responder: 'dave', trigger: 'paged' }]);
+  });
+});
+
 describe('quiet hours in the responder\'s time zone', () => {
   const night = { start: '22:00', end: '07:00', timeZone: 'Pacific/Auckland' };
 
@@ -94,7 +124,7 @@ describe('quiet hours in the responder\'s time zone', () => {
 
 describe('the decision for one responder and medium', () => {
   const settings = (over: Partial<NotificationSettings> = {}): NotificationSettings => ({ ...DEFAULT_NOTIFICATION_SETTINGS, ...over });
-  const base = { medium: 'email' as const, severity: 'SEV-2' as const, settings: settings(), reachable: true, configured: true, now: new Date('2026-11-22T10:30:00Z') };
+  const base = { medium: 'email' as const, trigger: 'assigned' as const, severity: 'SEV-2' as const, settings: settings(), reachable: true, configured: true, now: new Date('2026-11-22T10:30:00Z') };
   const quiet = { start: '22:00', end: '07:00', timeZone: 'Pacific/Auckland' };
 
   it('sends when nothing stands in the way', () => {
@@ -119,6 +149,78 @@ describe('the decision for one responder and medium', () => {
 
   it('suppresses by the filter before it holds for quiet hours (nothing is sent at their end)', () => {
     expect(decideNotification({ ...base, settings: settings({ quietHours: quiet, severityFilter: ['SEV-1'] }) })).toEqual({ decision: 'SUPPRESSED', reason: 'severity_filter' });
+  });
+
+  it('sends a page inside quiet hours, for a severity the filter leaves out', () => {
+    const asleep = settings({ quietHours: quiet, severityFilter: ['SEV-1'] });
+    expect(decideNotification({ ...base, trigger: 'paged', severity: 'SEV-4', settings: asleep })).toEqual({ decision: 'SEND' });
+    expect(decideNotification({ ...base, trigger: 'paged', medium: 'push', severity: 'SEV-4', settings: asleep })).toEqual({ decision: 'SEND' });
+  });
+
+  it.each([
+    ['a channel turned off', { settings: settings({ channels: ['push'], quietHours: quiet }) }, 'channel_disabled'],
+    ['push turned off', { medium: 'push' as const, settings: settings({ pushEnabled: false, severityFilter: [] }) }, 'push_disabled'],
+    ['no SMTP server configured', { configured: false }, 'smtp_not_configured'],
+    ['no address known', { reachable: false }, 'no_email_address'],
+    ['no push subscription', { medium: 'push' as const, reachable: false }, 'no_push_subscription'],
+  ])('still suppresses a page for %s', (_, over, reason) => {
+    expect(decideNotification({ ...base, trigger: 'paged', ...over })).toEqual({ decision: 'SUPPRESSED', reason });
+  });
+});
+
+describe('a page against every setting (property)', () => {
+  const zones = ['UTC', 'Pacific/Auckland', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Europe/Berlin'];
+  const hhmm = fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
+  const settingsArb: fc.Arbitrary<NotificationSettings> = fc.record({
+    pushEnabled: fc.boolean(),
+    severityFilter: fc.subarray([...SEVERITIES]),
+    quietHours: fc.option(fc.record({ start: hhmm, end: hhmm, timeZone: fc.constantFrom(...zones) }), { nil: null }),
+    channels: fc.subarray<string>([...NOTIFICATION_MEDIA]),
+  });
+  const inputArb = fc.record({
+    medium: fc.constantFrom(...NOTIFICATION_MEDIA),
+    trigger: fc.constantFrom(...NOTIFICATION_TRIGGERS.filter((trigger) => trigger !== 'paged')),
+    severity: fc.constantFrom(...SEVERITIES),
+    settings: settingsArb,
+    reachable: fc.boolean(),
+    configured: fc.boolean(),
+    now: fc.date({ min: new Date('2020-01-01T00:00:00Z'), max: new Date('2035-12-31T23:59:59Z'), noInvalidDate: true }),
+  });
+  /** What the settings decided before pages existed: the first setting that stops it, else quiet hours (a SEV-1 goes through them). */
+  function beforePages(input: DecisionInput): NotificationDecision {
+    const { medium, severity, settings, now } = input;
+    const stops: [boolean, string][] = [
+      [!settings.channels.includes(medium), 'channel_disabled'],
+      [medium === 'push' && !settings.pushEnabled, 'push_disabled'],
+      [!settings.severityFilter.includes(severity), 'severity_filter'],
+      [!input.configured, `${medium === 'email' ? 'smtp' : 'push'}_not_configured`],
+      [!input.reachable, medium === 'email' ? 'no_email_address' : 'no_push_subscription'],
+    ];
+    const stop = stops.find(([stopped]) => stopped);
+    if (stop) return { decision: 'SUPPRESSED', reason: stop[1] };
+    const until = severity === 'SEV-1' ? undefined : quietHoursEnd(settings.quietHours, now);
+    return until ? { decision: 'HELD', reason: 'quiet_hours', until } : { decision: 'SEND' };
+  }
+
+  it('is never held, nor suppressed for the severity filter: sent unless a channel, push, the configuration or reachability stops it', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        const decision = decideNotification({ ...input, trigger: 'paged' });
+        const stopped = !input.settings.channels.includes(input.medium) || (input.medium === 'push' && !input.settings.pushEnabled) || !input.configured || !input.reachable;
+        expect(decision.decision).toBe(stopped ? 'SUPPRESSED' : 'SEND');
+        if (decision.decision === 'SUPPRESSED') expect(['quiet_hours', 'severity_filter']).not.toContain(decision.reason);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('leaves every other trigger decided as before', () => {
+    fc.assert(
+      fc.property(inputArb, (input) => {
+        expect(decideNotification(input)).toEqual(beforePages(input));
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
