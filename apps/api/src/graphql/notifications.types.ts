@@ -6,6 +6,8 @@ export enum NotificationTrigger {
   declared_ic = 'declared_ic',
   severity_changed = 'severity_changed',
   status_changed = 'status_changed',
+  /** Paged by an escalation policy (on call): through quiet hours and the severity filter. */
+  paged = 'paged',
 }
 
 export enum NotificationDecision {

@@ -62,7 +62,7 @@ describe('who is notified of what', () => {
 });
 
 describe('who is paged', () => {
-  const page = (data: object) => ({ type: PAGE_EVENT_TYPE, incidentId: ID, time: T1, data });
+  const page = (data: Record<string, unknown>): LedgerEvent => ({ type: PAGE_EVENT_TYPE, incidentId: ID, time: T1, data });
   const history = () => {
     const declared = declaredBy('alice');
     const state = declared.reduce<IncidentState>(evolve, undefined);

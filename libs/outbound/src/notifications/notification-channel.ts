@@ -12,8 +12,10 @@ import {
   mayNotify,
   type NotificationDecision,
   type NotificationMedium,
+  type Severity,
   notificationsDue,
-  PAGING_SEVERITY,
+  type NotificationTrigger,
+  pagesThrough,
 } from '@im/incidents';
 import type {
   NotificationContent,
@@ -46,6 +48,13 @@ export interface NotificationMessage extends OutboundMessage {
   record: NotificationRecord;
   /** Push: the subscriptions that already took this notification (a retry sends to the others only). */
   delivered: Set<string>;
+}
+
+/** A notification due on the medium, before it is decided: the record to store, why, and the incident as the event left it. */
+interface Candidate {
+  record: NotificationRecord;
+  trigger: NotificationTrigger;
+  incident: Incident;
 }
 
 /** One decision per responder, medium and triggering event: deciding the event again (after a restart) finds it. */
@@ -110,11 +119,11 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     const candidates = await this.candidates(target.id, changes);
     const recorded = new Map((await this.deps.store.find(candidates.map(({ record }) => record.id))).map((record) => [record.id, record]));
     const messages: NotificationMessage[] = [];
-    for (const { record, incident } of candidates) {
+    for (const { record, trigger, incident } of candidates) {
       const stored = recorded.get(record.id);
       // Decided before (a restart re-reads from the checkpoint): what is still to be sent is due, and `due` sends it.
       if (stored) continue;
-      const decision = await this.decide(target.id, record.responder, incident);
+      const decision = await this.decide(target.id, record.responder, trigger, incident);
       if (decision.decision === 'SEND') {
         // Stored before it goes, due now: a crash before the outcome is stored leaves it to `due` after the restart,
         // which sends it again under the same Message-ID (mail) or Topic (push) rather than deciding it anew.
@@ -160,23 +169,25 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
   }
 
   /** Each responder to notify of each event, with the incident as the event left it; incident streams are read once per batch. */
-  private async candidates(medium: NotificationMedium, changes: RecordedEvent[]): Promise<{ record: NotificationRecord; incident: Incident }[]> {
+  private async candidates(medium: NotificationMedium, changes: RecordedEvent[]): Promise<Candidate[]> {
     const streams = new Map<string, RecordedEvent[]>();
-    const candidates: { record: NotificationRecord; incident: Incident }[] = [];
+    const candidates: Candidate[] = [];
     for (const recorded of changes) {
       if (!streams.has(recorded.streamId)) streams.set(recorded.streamId, await this.deps.eventStore.readStream(recorded.streamId));
       const incidentId = incidentIdOfStream(recorded.streamId)!;
       const before = foldIncident(incidentId, streams.get(recorded.streamId)!, recorded.revision);
       const event = toLedgerEvent(recorded.event, incidentId);
       const after = evolve(before, event);
-      for (const { responder, trigger } of notificationsDue(before, event, after)) {
+      for (const { responder, trigger, page } of notificationsDue(before, event, after)) {
         const content: NotificationContent = {
           incident_id: incidentId,
           title: after!.title,
           severity: after!.severity,
           status: after!.status,
           trigger,
+          // The incident's page in the console: where a paged responder acknowledges.
           url: `${this.deps.consoleUrl}/incidents/${encodeURIComponent(incidentId)}`,
+          ...(page && { page }),
         };
         const record: NotificationRecord = {
           id: notificationId(responder, medium, recorded.event.id),
@@ -193,16 +204,16 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
           dueAt: null,
           content,
         };
-        candidates.push({ record, incident: after! });
+        candidates.push({ record, trigger, incident: after! });
       }
     }
     return candidates;
   }
 
-  private async decide(medium: NotificationMedium, responder: string, incident: Incident): Promise<NotificationDecision> {
+  private async decide(medium: NotificationMedium, responder: string, trigger: NotificationTrigger, incident: Incident): Promise<NotificationDecision> {
     const saved = await this.deps.preferences.findByUser(responder);
     const settings = saved ?? DEFAULT_NOTIFICATION_SETTINGS;
-    const base = { medium, severity: incident.severity, settings, configured: medium === 'push' || this.deps.mail !== undefined, now: this.deps.clock.now() };
+    const base = { medium, trigger, severity: incident.severity, settings, configured: medium === 'push' || this.deps.mail !== undefined, now: this.deps.clock.now() };
     if (medium === 'email') {
       if (saved?.email === undefined) return decideNotification({ ...base, reachable: false });
       const shown = this.deps.visibility.shows(readerOf(responder, saved.clearance), incident);
@@ -246,7 +257,8 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
     }
     const waiting = cleared.filter((subscription) => !message.delivered.has(subscription.id));
     const payload = notificationPayload(record.content);
-    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, record.content.severity === PAGING_SEVERITY, record.id) })));
+    const urgent = pagesThrough(record.trigger as NotificationTrigger, record.content.severity as Severity);
+    const outcomes = await Promise.all(waiting.map(async (subscription) => ({ subscription, outcome: await this.deps.push.send(subscription, payload, urgent, record.id) })));
     for (const { subscription, outcome } of outcomes) {
       if (outcome.result === 'delivered') message.delivered.add(subscription.id);
       if (outcome.result === 'gone') await this.removeGone(record.responder, subscription.id);

@@ -29,4 +29,22 @@ describe('notification text', () => {
       url: 'https://im.example.com/incidents/INC-0a1b2c3d',
     });
   });
+
+  it('says in a page whom it wakes, for which incident, at which step and round, with the link to acknowledge at; its push stays the six fields', () => {
+    const page = { ...content, title: 'Checkout is down', trigger: 'paged', page: { step: 2, round: 1 } };
+    const { subject, text } = notificationMail(page);
+    expect(subject).toBe('[SEV-2] Paged: INC-0a1b2c3d: Checkout is down');
+    expect(text.split('\n')).toEqual([
+      'You are paged (escalation step 2, round 1): acknowledge the incident at the link below.',
+      '',
+      'Incident: INC-0a1b2c3d',
+      'Title: Checkout is down',
+      'Severity: SEV-2',
+      'Status: open',
+      '',
+      'https://im.example.com/incidents/INC-0a1b2c3d',
+      '',
+    ]);
+    expect(Object.keys(JSON.parse(notificationPayload(page)))).toEqual(['incident_id', 'title', 'severity', 'status', 'trigger', 'url']);
+  });
 });

@@ -6,6 +6,7 @@ const WHY: Record<string, (content: NotificationContent) => string> = {
   declared_ic: () => 'Declared with you as incident commander.',
   severity_changed: ({ severity }) => `Its severity is now ${severity}.`,
   status_changed: ({ status }) => `It is now ${status}.`,
+  paged: ({ page }) => `You are paged${page ? ` (escalation step ${page.step}, round ${page.round})` : ''}: acknowledge the incident at the link below.`,
 };
 
 /**
@@ -14,17 +15,19 @@ const WHY: Record<string, (content: NotificationContent) => string> = {
  * official-looking lines ("Status: resolved", a payment link) to the body.
  */
 function shown(content: NotificationContent): NotificationContent {
-  const one = { ...content };
-  for (const name of Object.keys(one) as (keyof NotificationContent)[]) one[name] = oneLine(one[name]);
-  return one;
+  return Object.fromEntries(Object.entries(content).map(([name, value]) => [name, typeof value === 'string' ? oneLine(value) : value])) as NotificationContent;
 }
 
-/** The mail: subject and plain text, from the content alone (title, severity, status, link: never timeline content). */
+/**
+ * The mail: subject and plain text, from the content alone (title, severity,
+ * status, link: never timeline content). A page says so first in its subject,
+ * where a mail rule can ring for it.
+ */
 export function notificationMail(sent: NotificationContent): { subject: string; text: string } {
   const content = shown(sent);
   const why = (WHY[content.trigger] ?? (() => ''))(content);
   return {
-    subject: `[${content.severity}] ${content.incident_id}: ${content.title}`,
+    subject: `[${content.severity}] ${content.trigger === 'paged' ? 'Paged: ' : ''}${content.incident_id}: ${content.title}`,
     text: [why, '', `Incident: ${content.incident_id}`, `Title: ${content.title}`, `Severity: ${content.severity}`, `Status: ${content.status}`, '', content.url, ''].join('\n'),
   };
 }

@@ -9,6 +9,8 @@ export interface NotificationContent {
   status: string;
   trigger: string;
   url: string;
+  /** A page (trigger `paged`): the escalation step and round that paged the responder, for the mail's text. */
+  page?: { step: number; round: number };
 }
 
 export type NotificationDecisionName = 'SENT' | 'SUPPRESSED' | 'HELD' | 'FAILED';
