@@ -1,6 +1,14 @@
-import { type Clock, CLOCK } from '@im/write-path';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { toCloudEvent } from '@im/cloudevents';
+import { type IncidentEvent, PAGE_EVENT_TYPE } from '@im/incidents';
+import { consumerOf, NOTIFICATION_CHANNEL, PushSender } from '@im/outbound';
+import { READ_MODELS_FILE } from '@im/persistence';
+import { OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
+import { type Clock, CLOCK, CommandHandler, incidentWrites } from '@im/write-path';
 import { startTestApp, type TestApp } from './support/app';
 import { MailReceiver } from './support/mail-receiver';
+import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
 jest.setTimeout(60_000);
@@ -12,14 +20,18 @@ jest.setTimeout(60_000);
  * decisions each responder lists, and an SMTP server down then back.
  */
 const smtp = new MailReceiver();
+/** Kept across a restart of the service (the last test). */
+const dir = tempDir('notifications');
+let env: Record<string, string>;
 let t: TestApp;
 
 beforeAll(async () => {
-  const smtpUrl = await smtp.start();
-  t = await startTestApp({ SMTP_URL: smtpUrl, NOTIFY_FROM: 'Incidents <im@example.com>', CONSOLE_URL: 'https://im.example.com', NOTIFY_RETRY_INITIAL_MS: '200' });
+  env = { SMTP_URL: await smtp.start(), NOTIFY_FROM: 'Incidents <im@example.com>', CONSOLE_URL: 'https://im.example.com', NOTIFY_RETRY_INITIAL_MS: '200' };
+  t = await startTestApp(env, dir.path);
 });
 afterAll(async () => {
-  await t.close();
+  await t.app.close();
+  dir.remove();
   await smtp.stop();
 });
 afterEach(() => jest.restoreAllMocks());
@@ -246,5 +258,83 @@ describe('notifications(limit:)', () => {
     expect(two.map((n: { id: string }) => n.id)).toEqual(all.slice(0, 2).map((n) => n.id));
     const res = await t.http().post('/api/v1/graphql').set(as('alice')).send({ query: '{ notifications(limit: 0) { id } }' });
     expect(res.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+  });
+});
+
+describe('a page (on call)', () => {
+  /** Appends an im.paging.page as the escalation runner does: through the write path, actor system:escalation; answers its log position. */
+  async function page(incidentId: string, step: number, round: number, users: string[]): Promise<bigint> {
+    const paged = users.map((user) => ({ user, via: 'user' }));
+    const command = { kind: 'record' as const, incidentId, event: { type: PAGE_EVENT_TYPE, incidentId, time: new Date().toISOString(), data: { step, round, paged, unstaffed: [] } } };
+    const envelope = (event: unknown) => toCloudEvent(event as IncidentEvent, { actor: 'system:escalation', sender: 'system:escalation' });
+    return (await t.app.get(CommandHandler).execute(incidentWrites, incidentId, command, { envelope })).position;
+  }
+  const register = async (sub: string) => {
+    const { createECDH } = await import('node:crypto');
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const input = { endpoint: `https://push.example.com/${sub}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: Buffer.alloc(16, 1).toString('base64url') } };
+    await graphql(as(sub), 'mutation R($input: PushSubscriptionInput!) { registerPushSubscription(input: $input) { id } }', { input });
+  };
+  const asleep = { quietHours: { start: '22:00', end: '07:00', timeZone: 'Pacific/Auckland' }, severityFilter: ['SEV_1'] };
+
+  it('wakes a paged responder in quiet hours, for a severity their filter leaves out, by mail with the console link; email off: none; push as pushEnabled says', async () => {
+    jest.spyOn(t.app.get<Clock>(CLOCK), 'now').mockImplementation(() => new Date('2026-11-22T10:30:00Z')); // 23:30 in Auckland
+    // The push service is another test's (notifications.process.spec.ts): here the sender answers as one that took it.
+    const pushed = jest.spyOn(PushSender.prototype, 'send').mockResolvedValue({ result: 'delivered', statusCode: 201 });
+    await save('hana', { channels: ['email'], ...asleep });
+    await save('ivan', { channels: ['push'], pushEnabled: false, ...asleep });
+    await save('jill', { channels: ['push'], ...asleep });
+    await Promise.all([register('ivan'), register('jill')]);
+    const id = await declare('alice', { title: 'Search is slow', severity: 'SEV_3' });
+    await page(id, 2, 1, ['hana', 'ivan', 'jill']);
+
+    await smtp.waitFor(() => smtp.to('hana@example.com').length === 1);
+    const [mail] = smtp.to('hana@example.com');
+    expect(mail.header('subject')).toBe(`[SEV-3] Paged: ${id}: Search is slow`);
+    expect(mail.raw).toContain('You are paged (escalation step 2, round 1)');
+    expect(mail.raw).toContain(`https://im.example.com/incidents/${id}`);
+    expect(await decision('hana', { incidentId: id, channel: 'email' })).toMatchObject({ trigger: 'paged', decision: 'SENT', reason: null, sentAt: expect.any(String) });
+    expect(await decision('hana', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'paged', decision: 'SUPPRESSED', reason: 'channel_disabled' });
+
+    expect(await decision('ivan', { incidentId: id, channel: 'email' })).toMatchObject({ trigger: 'paged', decision: 'SUPPRESSED', reason: 'channel_disabled' });
+    expect(await decision('ivan', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'paged', decision: 'SUPPRESSED', reason: 'push_disabled' });
+    expect(smtp.to('ivan@example.com')).toEqual([]);
+
+    expect(await decision('jill', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'paged', decision: 'SENT' });
+    const [[subscription, payload, urgent]] = pushed.mock.calls;
+    expect(subscription.userId).toBe('jill');
+    expect(urgent).toBe(true);
+    expect(JSON.parse(payload)).toEqual({ incident_id: id, title: 'Search is slow', severity: 'SEV-3', status: 'open', trigger: 'paged', url: `https://im.example.com/incidents/${id}` });
+    expect(pushed).toHaveBeenCalledTimes(1);
+
+    // The IC was not paged: nothing of the page for her.
+    expect((await notifications('alice')).filter((n) => n.incidentId === id && n.trigger === 'paged')).toEqual([]);
+  });
+
+  it('does not mail a page twice when the restarted service reads the page event again', async () => {
+    await save('kim', { channels: ['email'] });
+    const id = await declare('alice', { title: 'Queue backlog' });
+    const position = await page(id, 1, 1, ['kim']);
+    await smtp.waitFor(() => smtp.to('kim@example.com').length === 1);
+    const sent = await decision('kim', { incidentId: id, channel: 'email', decision: 'SENT' });
+
+    // Stopped, its mail consumer's checkpoint put back before the page, as a crash before the checkpoint was committed leaves it.
+    await t.app.close();
+    const consumer = consumerOf(NOTIFICATION_CHANNEL, 'email');
+    const db = new Database(join(dir.path, READ_MODELS_FILE));
+    db.prepare('UPDATE outbound_checkpoints SET position = ? WHERE consumer = ?').run(position - 1n, consumer);
+    db.close();
+    t = await startTestApp(env, dir.path);
+    const outbound = t.app.get<OutboundStore>(OUTBOUND_STORE);
+    for (const until = Date.now() + 15_000; ((await outbound.checkpoint(consumer)) ?? 0n) < position; ) {
+      if (Date.now() > until) throw new Error('the mail consumer did not read the page again');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(smtp.to('kim@example.com')).toHaveLength(1);
+    const kims = (await notifications('kim')).filter((n) => n.incidentId === id);
+    expect(kims).toHaveLength(2);
+    expect(kims.find((n) => n.channel === 'email')).toEqual(sent);
   });
 });
