@@ -46,6 +46,13 @@ export function describeNotificationStoreContract(adapter: string, makeHarness: 
       expect(await store.find([])).toEqual([]);
     });
 
+    it("keeps a page's step and round with its content: a page sent after a restart still says them", async () => {
+      const page = record('p1', { trigger: 'paged', decision: 'HELD', reason: 'sending', dueAt: '2026-11-22T10:00:00.000Z' });
+      page.content = { ...page.content, trigger: 'paged', page: { step: 2, round: 3 } };
+      await store.save(page);
+      expect(await store.due('email', '2026-11-22T10:00:00.000Z', 10)).toEqual([page]);
+    });
+
     it('answers the records of a channel that are due, earliest first', async () => {
       await store.save(record('late', { decision: 'HELD', dueAt: '2026-11-22T19:00:00.000Z' }));
       await store.save(record('early', { decision: 'HELD', dueAt: '2026-11-22T18:00:00.000Z' }));
