@@ -25,8 +25,9 @@ export class BodyFields {
 
   /** Absent or null: null. */
   optionalText(value: unknown, path: string): string | null {
-    if (value === undefined || value === null) return null;
-    return typeof value === 'string' ? value : (this.problems.push(`${path} must be a string or null`), null);
+    if (value === undefined || value === null || typeof value === 'string') return value ?? null;
+    this.problems.push(`${path} must be a string or null`);
+    return null;
   }
 
   number(value: unknown, path: string): number {
@@ -44,7 +45,9 @@ export class BodyFields {
   /** An RFC 3339 time, as the canonical UTC text the service stores. */
   time(value: unknown, path: string): string {
     const utc = typeof value === 'string' ? parseTimestamp(value) : undefined;
-    return utc ?? (this.problems.push(`${path} must be ${TIMESTAMP_RULE}`), '');
+    if (utc !== undefined) return utc;
+    this.problems.push(`${path} must be ${TIMESTAMP_RULE}`);
+    return '';
   }
 
   /** The value read, or an InvalidError naming every problem found. */

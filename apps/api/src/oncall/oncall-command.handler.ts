@@ -22,45 +22,39 @@ export class OncallCommandHandler {
     private readonly queries: OncallQueryService,
   ) {}
 
-  async createService(input: ServiceInput, admin: Principal) {
+  createService(input: ServiceInput, admin: Principal) {
     const id = this.ids.oncallId();
-    await this.decide({ kind: 'create_service', service: { id, ...input } }, admin);
-    return this.queries.service(id);
+    return this.answered({ kind: 'create_service', service: { id, ...input } }, admin, () => this.queries.service(id));
   }
 
-  async updateService(id: string, input: ServiceInput, admin: Principal) {
-    await this.decide({ kind: 'update_service', service: { id, ...input } }, admin);
-    return this.queries.service(id);
+  updateService(id: string, input: ServiceInput, admin: Principal) {
+    return this.answered({ kind: 'update_service', service: { id, ...input } }, admin, () => this.queries.service(id));
   }
 
   async deleteService(id: string, admin: Principal): Promise<void> {
     await this.decide({ kind: 'delete_service', id, openIncidents: this.unresolvedIncidentsOf(id) }, admin);
   }
 
-  async createEscalationPolicy(input: EscalationPolicyInput, admin: Principal) {
+  createEscalationPolicy(input: EscalationPolicyInput, admin: Principal) {
     const id = this.ids.oncallId();
-    await this.decide({ kind: 'create_policy', policy: { id, ...input } }, admin);
-    return this.queries.escalationPolicy(id);
+    return this.answered({ kind: 'create_policy', policy: { id, ...input } }, admin, () => this.queries.escalationPolicy(id));
   }
 
-  async updateEscalationPolicy(id: string, input: EscalationPolicyInput, admin: Principal) {
-    await this.decide({ kind: 'update_policy', policy: { id, ...input } }, admin);
-    return this.queries.escalationPolicy(id);
+  updateEscalationPolicy(id: string, input: EscalationPolicyInput, admin: Principal) {
+    return this.answered({ kind: 'update_policy', policy: { id, ...input } }, admin, () => this.queries.escalationPolicy(id));
   }
 
   async deleteEscalationPolicy(id: string, admin: Principal): Promise<void> {
     await this.decide({ kind: 'delete_policy', id }, admin);
   }
 
-  async createSchedule(input: ScheduleInput, admin: Principal) {
+  createSchedule(input: ScheduleInput, admin: Principal) {
     const id = this.ids.oncallId();
-    await this.decide({ kind: 'create_schedule', schedule: { id, ...input } }, admin);
-    return this.queries.schedule(id);
+    return this.answered({ kind: 'create_schedule', schedule: { id, ...input } }, admin, () => this.queries.schedule(id));
   }
 
-  async updateSchedule(id: string, input: ScheduleInput, admin: Principal) {
-    await this.decide({ kind: 'update_schedule', schedule: { id, ...input } }, admin);
-    return this.queries.schedule(id);
+  updateSchedule(id: string, input: ScheduleInput, admin: Principal) {
+    return this.answered({ kind: 'update_schedule', schedule: { id, ...input } }, admin, () => this.queries.schedule(id));
   }
 
   async deleteSchedule(id: string, admin: Principal): Promise<void> {
@@ -84,6 +78,12 @@ export class OncallCommandHandler {
   /** Incidents record no service yet, so none belongs to one. */
   private unresolvedIncidentsOf(_serviceId: string): number {
     return 0;
+  }
+
+  /** Decides the command, then answers with the piece as the read models show it (they show the write by then). */
+  private async answered<View>(command: OncallCommand, caller: Principal, view: () => Promise<View>): Promise<View> {
+    await this.decide(command, caller);
+    return view();
   }
 
   private decide(command: OncallCommand, caller: Principal) {
