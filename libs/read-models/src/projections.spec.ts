@@ -274,9 +274,14 @@ describe('integration key projection', () => {
     const docs = await new Documents(integrationKeyProjection).deliver(a, created('00000000000000bb'), revoke);
     expect(docs.doc('00000000000000aa')).toEqual({
       id: '00000000000000aa', name: 'alertmanager', roles: ['timeline.writer'], keyHash: 'ab'.repeat(32),
-      createdAt: a.event.time, createdBy: 'ops-admin', revokedAt: revoke.event.time, revokedBy: 'root',
+      createdAt: a.event.time, createdBy: 'ops-admin', revokedAt: revoke.event.time, revokedBy: 'root', serviceId: null,
     });
     expect(docs.doc('00000000000000bb')?.revokedAt).toBeNull();
+  });
+
+  it('keeps the service a key names', async () => {
+    const named = recorded('integration-keys', 'im.integration_key.created', { data: { id: '00000000000000dd', name: 'grafana', roles: ['timeline.writer'], key_hash: 'ab'.repeat(32), service_id: 'svc-1' } });
+    expect((await new Documents(integrationKeyProjection).deliver(named)).doc('00000000000000dd')?.serviceId).toBe('svc-1');
   });
 
   it('ignores other streams and event types, and a revoke of a key it never saw', async () => {
