@@ -57,7 +57,7 @@ describe.each(['development', 'production'] as const)('integration keys (%s mode
 
   it('creates a key shown once, appends with it (the actor names the key), refuses it elsewhere, revokes it for the very next request', async () => {
     const created = await create();
-    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), name: 'alertmanager-prod', roles: ['timeline.writer'], key: expect.stringMatching(KEY_FORMAT), created_at: expect.any(String) });
+    expect(created).toEqual({ id: expect.stringMatching(/^[0-9a-f]{16}$/), name: 'alertmanager-prod', roles: ['timeline.writer'], service_id: null, key: expect.stringMatching(KEY_FORMAT), created_at: expect.any(String) });
     expect(created.key.startsWith(`imk_${created.id}_`)).toBe(true);
 
     const appended = await append(created.key).expect(201);
@@ -91,7 +91,7 @@ describe.each(['development', 'production'] as const)('integration keys (%s mode
     // The list names the key but shows neither its secret nor its hash.
     const list = await t.http().get('/api/v1/integration-keys').set(admin()).expect(200);
     const listed = (list.body as { id: string }[]).find((k) => k.id === created.id);
-    expect(listed).toEqual({ id: created.id, name: 'alertmanager-prod', roles: ['timeline.writer'], created_at: created.created_at, created_by: 'ops-admin', revoked_at: null, revoked_by: null });
+    expect(listed).toEqual({ id: created.id, name: 'alertmanager-prod', roles: ['timeline.writer'], created_at: created.created_at, created_by: 'ops-admin', revoked_at: null, revoked_by: null, service_id: null });
     expect(list.text).not.toContain(created.key.slice(4 + 17));
 
     await t.http().delete(`/api/v1/integration-keys/${created.id}`).set(admin()).expect(204);

@@ -17,7 +17,7 @@ import { ALL_TIMELINE_ROLES, bearer, token } from './support/tokens';
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..');
 const SECRET = 's'.repeat(40);
-const TOKEN = token({ sub: 'typed-client', roles: [...ALL_TIMELINE_ROLES, 'integrations.admin', 'webhooks.admin'] }, {}, SECRET);
+const TOKEN = token({ sub: 'typed-client', roles: [...ALL_TIMELINE_ROLES, 'integrations.admin', 'webhooks.admin', 'oncall.admin'] }, {}, SECRET);
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 type Operation = {

@@ -40,6 +40,17 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
   let integrationKeyId = '0000000000000000';
   let webhookId = '0000000000000000';
   let deliveryId = 'none';
+  let scheduleId = 'none';
+  let overrideId = 'none';
+  let policyId = 'none';
+  let serviceId = 'none';
+  const schedule = () => ({ path: { id: scheduleId } });
+  const scheduleBody = {
+    name: 'Typed client',
+    time_zone: 'Europe/Berlin',
+    layers: [{ name: 'daily', start: '2026-03-27T09:00:00+01:00', rotation: { every: 1, unit: 'days' as const }, users: ['ann', 'bob'], restrictions: [{ days: ['mon' as const], from: '09:00', to: '17:00' }] }],
+  };
+  const policyBody = { name: 'Typed client', steps: [{ delay_seconds: 300, targets: [{ type: 'user' as const, id: 'ann' }] }] };
   const path = () => ({ path: { id: incidentId } });
   const noticeErrors = (error: ErrorBody | undefined): string | undefined => error && `${error.status} ${error.error}`;
 
@@ -302,6 +313,109 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: clearance };
       },
       delete: async () => ({ responses: [(await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: webhookId } } })).response] }),
+    },
+    '/api/v1/schedules': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/schedules', { body: scheduleBody });
+        if (data) scheduleId = data.id;
+        const overrides: number | undefined = data?.overrides.length;
+        return { responses: [response], read: overrides };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/schedules');
+        const zones: string[] | undefined = data?.items.map((item) => item.time_zone);
+        return { responses: [response], read: zones };
+      },
+    },
+    '/api/v1/schedules/{id}/overrides': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/schedules/{id}/overrides', { params: schedule(), body: { user: 'cy', start: '2026-04-01T08:00:00Z', end: '2026-04-01T20:00:00Z' } });
+        if (data) overrideId = data.id;
+        const createdAt: string | undefined = data?.created_at;
+        return { responses: [response], read: createdAt };
+      },
+    },
+    '/api/v1/schedules/{id}/overrides/{override_id}': {
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/schedules/{id}/overrides/{override_id}', { params: { path: { id: scheduleId, override_id: overrideId } } })).response] }),
+    },
+    '/api/v1/schedules/{id}/oncall': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/schedules/{id}/oncall', { params: { ...schedule(), query: { at: '2026-03-29T07:00:00Z' } } });
+        const user: string | null | undefined = data?.user;
+        return { responses: [response], read: user };
+      },
+    },
+    '/api/v1/schedules/{id}/shifts': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/schedules/{id}/shifts', { params: { ...schedule(), query: { from: '2026-03-28T00:00:00Z', to: '2026-03-31T00:00:00Z' } } });
+        const users: string[] | undefined = data?.shifts.map((shift) => shift.user);
+        return { responses: [response], read: users };
+      },
+    },
+    '/api/v1/schedules/{id}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/schedules/{id}', { params: schedule() });
+        const name: string | undefined = data?.name;
+        return { responses: [response], read: name };
+      },
+      put: async () => {
+        const { data, response } = await api.PUT('/api/v1/schedules/{id}', { params: schedule(), body: { ...scheduleBody, time_zone: 'UTC' } });
+        const zone: string | undefined = data?.time_zone;
+        return { responses: [response], read: zone };
+      },
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/schedules/{id}', { params: schedule() })).response] }),
+    },
+    '/api/v1/escalation-policies': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/escalation-policies', { body: policyBody });
+        if (data) policyId = data.id;
+        const repeat: number | undefined = data?.repeat;
+        return { responses: [response], read: repeat };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/escalation-policies');
+        const steps: number[] | undefined = data?.items.map((item) => item.steps.length);
+        return { responses: [response], read: steps };
+      },
+    },
+    '/api/v1/services': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/services', { body: { name: 'Typed client', escalation_policy_id: policyId } });
+        if (data) serviceId = data.id;
+        const policy: string | null | undefined = data?.escalation_policy_id;
+        return { responses: [response], read: policy };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/services');
+        const names: string[] | undefined = data?.items.map((item) => item.name);
+        return { responses: [response], read: names };
+      },
+    },
+    '/api/v1/services/{id}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/services/{id}', { params: { path: { id: serviceId } } });
+        const createdAt: string | undefined = data?.created_at;
+        return { responses: [response], read: createdAt };
+      },
+      put: async () => {
+        const { data, response } = await api.PUT('/api/v1/services/{id}', { params: { path: { id: serviceId } }, body: { name: 'Typed client', description: 'No policy now' } });
+        const description: string | null | undefined = data?.description;
+        return { responses: [response], read: description };
+      },
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/services/{id}', { params: { path: { id: serviceId } } })).response] }),
+    },
+    '/api/v1/escalation-policies/{id}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/escalation-policies/{id}', { params: { path: { id: policyId } } });
+        const name: string | undefined = data?.name;
+        return { responses: [response], read: name };
+      },
+      put: async () => {
+        const { data, response } = await api.PUT('/api/v1/escalation-policies/{id}', { params: { path: { id: policyId } }, body: { ...policyBody, repeat: 2 } });
+        const repeat: number | undefined = data?.repeat;
+        return { responses: [response], read: repeat };
+      },
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/escalation-policies/{id}', { params: { path: { id: policyId } } })).response] }),
     },
     '/api/v1/console/config': {
       get: async () => {

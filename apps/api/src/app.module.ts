@@ -16,6 +16,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { ConsoleModule } from './console/console.module';
 import { LiveModule } from './live/live.module';
 import { NotificationsModule } from './notifications/notifications.module';
+import { OncallModule } from './oncall/oncall.module';
 
 @Module({})
 export class AppModule {
@@ -35,6 +36,7 @@ export class AppModule {
         WebhooksModule,
         LiveModule,
         NotificationsModule,
+        OncallModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
         ConsoleModule,

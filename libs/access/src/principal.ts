@@ -25,6 +25,9 @@ export const INTEGRATIONS_ADMIN_ROLE = 'integrations.admin';
 /** Registers, lists and removes outbound webhooks, reads their delivery logs and re-sends deliveries. */
 export const WEBHOOKS_ADMIN_ROLE = 'webhooks.admin';
 
+/** Creates, changes and deletes services, escalation policies, schedules and anyone's overrides (reading them needs no role). */
+export const ONCALL_ADMIN_ROLE = 'oncall.admin';
+
 /** The caller of an open development endpoint without a token: sees only what is public. */
 export const ANONYMOUS: Principal = {
   sub: 'anonymous',

@@ -17,6 +17,8 @@ export const DIAGNOSTICS_STREAM_PREFIX = 'diagnostics-';
 export const INTEGRATION_KEYS_STREAM = 'integration-keys';
 /** The one stream of webhook registrations: every registration, removal and disabling, in order. */
 export const WEBHOOKS_STREAM = 'webhooks';
+/** The one stream of on-call configuration: services, escalation policies, schedules and overrides, so rules across them are decided on one fold. */
+export const ONCALL_STREAM = 'oncall';
 
 /**
  * Every stream the service appends to. A KurrentDB server holds other streams
@@ -32,6 +34,7 @@ export const SERVICE_STREAM_PREFIXES: readonly string[] = [
   // A whole stream name is its own prefix; no other stream starts with it.
   INTEGRATION_KEYS_STREAM,
   WEBHOOKS_STREAM,
+  ONCALL_STREAM,
 ];
 
 /** Event of a user stream: carries the whole, merged preferences. */

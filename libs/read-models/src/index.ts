@@ -28,3 +28,5 @@ export * from './outbound/outbound-store.port';
 export * from './notifications/notification-store.port';
 export * from './push-subscriptions/push-subscription.projection';
 export * from './push-subscriptions/push-subscription-queries.port';
+export * from './oncall/oncall.projections';
+export * from './oncall/oncall-queries.port';

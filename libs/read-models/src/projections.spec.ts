@@ -12,6 +12,7 @@ import type { Projection } from './projection';
 import { foldBatch } from './projection-runner';
 import type { ProjectionCommit, ProjectionStore, StoredDocument } from './projection-store.port';
 import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
+import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
 
 /** The projections are pure folds: these tests give them events and read the documents, with no store but a map. */
 
@@ -273,9 +274,14 @@ describe('integration key projection', () => {
     const docs = await new Documents(integrationKeyProjection).deliver(a, created('00000000000000bb'), revoke);
     expect(docs.doc('00000000000000aa')).toEqual({
       id: '00000000000000aa', name: 'alertmanager', roles: ['timeline.writer'], keyHash: 'ab'.repeat(32),
-      createdAt: a.event.time, createdBy: 'ops-admin', revokedAt: revoke.event.time, revokedBy: 'root',
+      createdAt: a.event.time, createdBy: 'ops-admin', revokedAt: revoke.event.time, revokedBy: 'root', serviceId: null,
     });
     expect(docs.doc('00000000000000bb')?.revokedAt).toBeNull();
+  });
+
+  it('keeps the service a key names', async () => {
+    const named = recorded('integration-keys', 'im.integration_key.created', { data: { id: '00000000000000dd', name: 'grafana', roles: ['timeline.writer'], key_hash: 'ab'.repeat(32), service_id: 'svc-1' } });
+    expect((await new Documents(integrationKeyProjection).deliver(named)).doc('00000000000000dd')?.serviceId).toBe('svc-1');
   });
 
   it('ignores other streams and event types, and a revoke of a key it never saw', async () => {
@@ -311,5 +317,51 @@ describe('integration key history projection', () => {
     await docs.deliver(created);
     expect(docs.doc(String(created.position))).toEqual(first);
     expect(integrationKeyHistoryProjection.evolve(first, created)).toBe(first);
+  });
+});
+
+describe('on-call projections', () => {
+  const oncall = (type: string, data: Record<string, unknown>) => recorded('oncall', type, { data });
+  const layers = [{ name: 'daily', start: '2026-03-27T08:00:00.000Z', rotation: { every: 1, unit: 'days' }, users: ['ann'] }];
+
+  it('keeps a service from its creation through updates (keeping when it was created) until it is deleted', async () => {
+    const created = oncall('im.oncall.service_created', { id: 's1', name: 'Checkout', description: null, escalation_policy_id: null });
+    const docs = await new Documents(serviceProjection).deliver(created, oncall('im.oncall.service_updated', { id: 's1', name: 'Payments', description: 'Pays', escalation_policy_id: 'p1' }));
+    expect(docs.doc('s1')).toEqual({ id: 's1', name: 'Payments', description: 'Pays', escalationPolicyId: 'p1', createdAt: created.event.time });
+    await docs.deliver(oncall('im.oncall.service_deleted', { id: 's1' }));
+    expect(docs.doc('s1')).toBeUndefined();
+  });
+
+  it('keeps an escalation policy until it is deleted', async () => {
+    const steps = [{ delay_seconds: 60, targets: [{ type: 'user', id: 'ann' }] }];
+    const created = oncall('im.oncall.policy_created', { id: 'p1', name: 'Primary', steps, repeat: 1 });
+    const docs = await new Documents(escalationPolicyProjection).deliver(created);
+    expect(docs.doc('p1')).toEqual({ id: 'p1', name: 'Primary', steps, repeat: 1, createdAt: created.event.time });
+    await docs.deliver(oncall('im.oncall.policy_deleted', { id: 'p1' }));
+    expect(docs.doc('p1')).toBeUndefined();
+  });
+
+  it('keeps a schedule with its overrides in creation order; an update keeps them, a deleted one goes', async () => {
+    const created = oncall('im.oncall.schedule_created', { id: 'sc1', name: 'Primary', time_zone: 'Europe/Berlin', layers });
+    const first = oncall('im.oncall.override_created', { schedule_id: 'sc1', id: 'o1', user: 'bob', start: '2026-04-01T08:00:00.000Z', end: '2026-04-01T10:00:00.000Z' });
+    const second = oncall('im.oncall.override_created', { schedule_id: 'sc1', id: 'o2', user: 'cy', start: '2026-03-01T08:00:00.000Z', end: '2026-03-01T10:00:00.000Z' });
+    const docs = await new Documents(scheduleProjection).deliver(created, first, second, oncall('im.oncall.schedule_updated', { id: 'sc1', name: 'Renamed', time_zone: 'UTC', layers: [] }));
+    expect(docs.doc('sc1')).toEqual({
+      id: 'sc1', name: 'Renamed', timeZone: 'UTC', layers: [], createdAt: created.event.time,
+      overrides: [
+        { id: 'o1', user: 'bob', start: '2026-04-01T08:00:00.000Z', end: '2026-04-01T10:00:00.000Z', createdAt: first.event.time },
+        { id: 'o2', user: 'cy', start: '2026-03-01T08:00:00.000Z', end: '2026-03-01T10:00:00.000Z', createdAt: second.event.time },
+      ],
+    });
+    await docs.deliver(oncall('im.oncall.override_deleted', { schedule_id: 'sc1', id: 'o1' }));
+    expect(docs.doc('sc1')?.overrides.map((o) => o.id)).toEqual(['o2']);
+    await docs.deliver(oncall('im.oncall.schedule_deleted', { id: 'sc1' }));
+    expect(docs.doc('sc1')).toBeUndefined();
+  });
+
+  it('reads only its own types of the oncall stream', () => {
+    expect(serviceProjection.keyOf(oncall('im.oncall.policy_created', { id: 'p1' }))).toBeUndefined();
+    expect(scheduleProjection.keyOf(oncall('im.oncall.override_created', { schedule_id: 'sc1', id: 'o1' }))).toBe('sc1');
+    expect(scheduleProjection.keyOf(recorded('webhooks', 'im.oncall.schedule_created', { data: { id: 'sc1' } }))).toBeUndefined();
   });
 });

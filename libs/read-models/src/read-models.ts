@@ -7,6 +7,7 @@ import { integrationKeyProjection } from './integration-keys/integration-key.pro
 import { integrationKeyHistoryProjection } from './integration-keys/integration-key-history.projection';
 import { webhookProjection } from './webhooks/webhook.projection';
 import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
+import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -20,4 +21,7 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   integrationKeyHistoryProjection,
   webhookProjection,
   pushSubscriptionProjection,
+  serviceProjection,
+  escalationPolicyProjection,
+  scheduleProjection,
 ] as Projection<unknown>[];

@@ -13,6 +13,7 @@ import type { TimelineQuery } from './timeline/timeline-queries.port';
 import { ReadModelCatchingUpError } from './projection-progress';
 import { webhookProjection, type WebhookRecord } from './webhooks/webhook.projection';
 import { pushSubscriptionProjection, type PushSubscriptionRecord } from './push-subscriptions/push-subscription.projection';
+import { escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from './oncall/oncall.projections';
 
 export interface ReadStoreHarness {
   open(): Promise<ReadStore>;
@@ -212,6 +213,34 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       await store.commit(integrationKeyProjection.name, keys.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
       expect(await store.integrationKeys.findById('00000000000000b1')).toEqual(keys[1]);
       expect((await store.integrationKeys.list()).map((k) => k.id)).toEqual(['00000000000000b1', '00000000000000b2', '00000000000000a0']);
+    });
+
+    it('finds on-call services, policies and schedules by id and lists each oldest first, ties by id; a deleted one is gone', async () => {
+      await Promise.all([serviceProjection, escalationPolicyProjection, scheduleProjection].map(({ name }) => store.reset(name)));
+      const service = (id: string, createdAt: string): ServiceRecord => ({ id, name: `service ${id}`, description: null, escalationPolicyId: null, createdAt });
+      const services = [service('s2', '2026-11-22T10:00:00.000Z'), service('s1', '2026-11-22T10:00:00.000Z'), service('s0', '2026-11-22T12:00:00.000Z')];
+      expect(await store.oncall.services.list()).toEqual([]);
+      await store.commit(serviceProjection.name, services.map((doc, i) => ({ key: doc.id, doc, position: BigInt(i + 1) })), 3n);
+      expect(await store.oncall.services.findById('s1')).toEqual(services[1]);
+      expect((await store.oncall.services.list()).map((s) => s.id)).toEqual(['s1', 's2', 's0']);
+      await store.commit(serviceProjection.name, [{ key: 's1', doc: undefined, position: 4n }], 4n);
+      expect(await store.oncall.services.findById('s1')).toBeUndefined();
+      expect((await store.oncall.services.list()).map((s) => s.id)).toEqual(['s2', 's0']);
+
+      const policy = { id: 'p1', name: 'Primary', steps: [{ delay_seconds: 60, targets: [{ type: 'schedule' as const, id: 'sc1' }] }], repeat: 2, createdAt: '2026-11-22T10:00:00.000Z' };
+      await store.commit(escalationPolicyProjection.name, [{ key: 'p1', doc: policy, position: 5n }], 5n);
+      expect(await store.oncall.escalationPolicies.findById('p1')).toEqual(policy);
+      expect(await store.oncall.escalationPolicies.list()).toEqual([policy]);
+
+      const schedule: ScheduleRecord = {
+        id: 'sc1', name: 'Primary', timeZone: 'Europe/Berlin', createdAt: '2026-11-22T10:00:00.000Z',
+        layers: [{ name: 'daily', start: '2026-03-27T08:00:00.000Z', rotation: { every: 1, unit: 'days' }, users: ['ann', 'bob'], restrictions: [{ days: ['mon'], from: '09:00', to: '17:00' }] }],
+        overrides: [{ id: 'o1', user: 'cy', start: '2026-04-01T08:00:00.000Z', end: '2026-04-01T10:00:00.000Z', createdAt: '2026-11-22T10:05:00.000Z' }],
+      };
+      await store.commit(scheduleProjection.name, [{ key: 'sc1', doc: schedule, position: 6n }], 6n);
+      expect(await store.oncall.schedules.findById('sc1')).toEqual(schedule);
+      expect(await store.oncall.schedules.list()).toEqual([schedule]);
+      expect(await store.oncall.schedules.findById('sc9')).toBeUndefined();
     });
 
     it('lists the integration key history in log order, however its keys and writes are ordered', async () => {

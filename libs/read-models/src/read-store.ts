@@ -8,6 +8,7 @@ import type { WebhookQueries } from './webhooks/webhook-queries.port';
 import type { OutboundStore } from './outbound/outbound-store.port';
 import type { NotificationStore } from './notifications/notification-store.port';
 import type { PushSubscriptionQueries } from './push-subscriptions/push-subscription-queries.port';
+import type { OncallQueries } from './oncall/oncall-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -24,6 +25,7 @@ export interface ReadStore extends ProjectionStore {
   /** Outbound deliveries (webhooks): not a read model, never reset by a rebuild. */
   readonly outbound: OutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
+  readonly oncall: OncallQueries;
   /** Notification decisions: not a read model, never reset by a rebuild. */
   readonly notifications: NotificationStore;
   close(): Promise<void>;

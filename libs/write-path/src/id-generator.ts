@@ -17,6 +17,8 @@ export interface IdGenerator {
   integrationKeyId(): string;
   /** The public id of a webhook registration: 16 lowercase hex characters. */
   webhookId(): string;
+  /** The public id of a service, escalation policy, schedule or override: 16 lowercase hex characters. */
+  oncallId(): string;
 }
 
 export const ID_GENERATOR = Symbol('ID_GENERATOR');
@@ -26,4 +28,5 @@ export const randomIds: IdGenerator = {
   eventId: () => timeOrderedUuid(),
   integrationKeyId: () => randomBytes(INTEGRATION_KEY_ID_BYTES).toString('hex'),
   webhookId: () => randomBytes(8).toString('hex'),
+  oncallId: () => randomBytes(8).toString('hex'),
 };

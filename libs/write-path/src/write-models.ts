@@ -5,6 +5,7 @@ import {
   fingerprintDecider,
   incidentDecider,
   integrationKeyDecider,
+  oncallDecider,
   webhookDecider,
   type IncidentCommand,
   type IncidentEvent,
@@ -39,3 +40,5 @@ export const webhookWrites = serviceStream(webhookDecider);
 export const integrationKeyWrites = serviceStream(integrationKeyDecider);
 /** A responder's stream: preferences and push subscriptions, decided by its one Decider. */
 export const userStreamWrites = serviceStream(userStreamDecider);
+/** The on-call configuration: services, escalation policies, schedules and overrides, decided by its one Decider. */
+export const oncallWrites = serviceStream(oncallDecider);

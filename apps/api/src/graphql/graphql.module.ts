@@ -9,6 +9,7 @@ import { AuthModule } from '../auth/auth.module';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { NotificationsModule } from '../notifications/notifications.module';
+import { OncallModule } from '../oncall/oncall.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
 import { PreferencesQueryService } from '../preferences/preferences-query.service';
 import { TimelineModule } from '../timeline/timeline.module';
@@ -21,6 +22,7 @@ import { IncidentsResolver } from './incidents.resolver';
 import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
 import { NotificationsResolver } from './notifications.resolver';
+import { OncallResolver } from './oncall.resolver';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
 import { subscriptionsOverSocketPlugin } from './subscriptions-over-socket.plugin';
@@ -42,6 +44,7 @@ export class GraphqlApiModule {
         LedgerModule,
         LiveModule,
         NotificationsModule,
+        OncallModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -73,6 +76,7 @@ export class GraphqlApiModule {
         IncidentMobileViews,
         GraphqlWsServer,
         NotificationsResolver,
+        OncallResolver,
       ],
     };
   }

@@ -10,6 +10,7 @@ export interface IntegrationKeyView {
   created_by: string;
   revoked_at: string | null;
   revoked_by: string | null;
+  service_id: string | null;
 }
 
 /** The answer to a create: the only time the secret `key` is shown. */
@@ -17,6 +18,7 @@ export interface CreatedIntegrationKey {
   id: string;
   name: string;
   roles: string[];
+  service_id: string | null;
   key: string;
   created_at: string;
 }
@@ -29,6 +31,7 @@ export const toIntegrationKeyView = (key: IntegrationKeyRecord): IntegrationKeyV
   created_by: key.createdBy,
   revoked_at: key.revokedAt,
   revoked_by: key.revokedBy,
+  service_id: key.serviceId ?? null,
 });
 
 /** A ledger event of the `integration-keys` stream as listed: the CloudEvent (the history holds no hash), and when the ledger stored it. */

@@ -8,7 +8,11 @@ const ROLES = { type: 'array', minItems: 1, items: { type: 'string', enum: [...I
 const CREATE_BODY = {
   type: 'object',
   required: ['name', 'roles'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: INTEGRATION_KEY_NAME_MAX_LENGTH, example: 'alertmanager-prod' }, roles: ROLES },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: INTEGRATION_KEY_NAME_MAX_LENGTH, example: 'alertmanager-prod' },
+    roles: ROLES,
+    service_id: { type: 'string', description: "An existing service (else 400): the key's alerts open incidents of that service" },
+  },
 };
 /** What the create answer and the list both show of a key. */
 const KEY_FIELDS = {
@@ -16,6 +20,7 @@ const KEY_FIELDS = {
   name: { type: 'string' },
   roles: ROLES,
   created_at: { type: 'string', format: 'date-time' },
+  service_id: { type: 'string', nullable: true, description: 'The service the key belongs to; null: none' },
 };
 const CREATED = {
   type: 'object',

@@ -25,6 +25,12 @@ describe('decideIntegrationKey', () => {
     ]);
   });
 
+  it('records the service a key belongs to, when it names one', () => {
+    expect(decideIntegrationKey(create({ serviceId: 'svc-1' }), initialIntegrationKeysState)[0].data).toEqual({
+      id: '00000000000000aa', name: 'alertmanager-prod', roles: ['timeline.writer'], key_hash: 'ab'.repeat(32), service_id: 'svc-1',
+    });
+  });
+
   it.each([[['timeline.reader']], [['timeline.writer', 'integrations.admin']], [[]]])('refuses the roles %j: a key only writes to the timeline', (roles) => {
     expect(() => decideIntegrationKey(create({ roles }), initialIntegrationKeysState)).toThrow(
       new InvalidError('roles must list roles among timeline.writer: an integration key only writes to the timeline'),

@@ -16,6 +16,8 @@ export interface IntegrationKeyCreatedData {
   roles: string[];
   /** Hex SHA-256 of the key (integration-key.ts): the secret itself is never recorded. */
   key_hash: string;
+  /** The service whose incidents the key's alerts open (absent: none). */
+  service_id?: string;
 }
 export interface IntegrationKeyRevokedData {
   id: string;
@@ -26,7 +28,7 @@ export type IntegrationKeyEvent =
   | { type: typeof INTEGRATION_KEY_REVOKED_TYPE; data: IntegrationKeyRevokedData };
 
 export type IntegrationKeyCommand =
-  | { kind: 'create'; id: string; name: string; roles: string[]; keyHash: string }
+  | { kind: 'create'; id: string; name: string; roles: string[]; keyHash: string; serviceId?: string }
   | { kind: 'revoke'; id: string };
 
 /** What decisions need of the `integration-keys` stream: every key ever created, and whether it is revoked. */
@@ -54,7 +56,7 @@ export function evolveIntegrationKeys(state: IntegrationKeysState, event: { type
 export function decideIntegrationKey(command: IntegrationKeyCommand, state: IntegrationKeysState): IntegrationKeyEvent[] {
   switch (command.kind) {
     case 'create': {
-      const { id, name, roles, keyHash } = command;
+      const { id, name, roles, keyHash, serviceId } = command;
       if (name.trim() === '' || name.length > INTEGRATION_KEY_NAME_MAX_LENGTH) {
         throw new InvalidError(`name must be a non-empty text of at most ${INTEGRATION_KEY_NAME_MAX_LENGTH} characters`);
       }
@@ -62,7 +64,8 @@ export function decideIntegrationKey(command: IntegrationKeyCommand, state: Inte
         throw new InvalidError(`roles must list roles among ${INTEGRATION_KEY_ROLES.join(', ')}: an integration key only writes to the timeline`);
       }
       if (state.revoked.has(id)) throw new ConflictError(`Integration key ${id} already exists`);
-      return [{ type: INTEGRATION_KEY_CREATED_TYPE, data: { id, name: name.trim(), roles: [...new Set(roles)], key_hash: keyHash } }];
+      const data = { id, name: name.trim(), roles: [...new Set(roles)], key_hash: keyHash, ...(serviceId === undefined ? {} : { service_id: serviceId }) };
+      return [{ type: INTEGRATION_KEY_CREATED_TYPE, data }];
     }
     case 'revoke': {
       const revoked = state.revoked.get(command.id);

@@ -1,1 +1,3 @@
 export * from './schedule';
+export * from './oncall-config';
+export * from './oncall.decider';

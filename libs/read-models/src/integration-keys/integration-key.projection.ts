@@ -18,6 +18,8 @@ export interface IntegrationKeyRecord {
   createdBy: string;
   revokedAt: string | null;
   revokedBy: string | null;
+  /** The service the key's alerts belong to; absent in documents folded before keys named one. */
+  serviceId?: string | null;
 }
 
 /** One document per key: created, then perhaps revoked. Kept after revocation, so the list shows what was revoked when. */
@@ -29,8 +31,8 @@ export const integrationKeyProjection: Projection<IntegrationKeyRecord> = {
       : undefined,
   evolve: (doc, { event }) => {
     if (event.type === INTEGRATION_KEY_CREATED_TYPE) {
-      const { id, name, roles, key_hash: keyHash } = event.data as unknown as IntegrationKeyCreatedData;
-      return { id, name, roles, keyHash, createdAt: event.time, createdBy: event['im.actor'] ?? event.source, revokedAt: null, revokedBy: null };
+      const { id, name, roles, key_hash: keyHash, service_id: serviceId = null } = event.data as unknown as IntegrationKeyCreatedData;
+      return { id, name, roles, keyHash, createdAt: event.time, createdBy: event['im.actor'] ?? event.source, revokedAt: null, revokedBy: null, serviceId };
     }
     return doc && { ...doc, revokedAt: event.time, revokedBy: event['im.actor'] ?? event.source };
   },

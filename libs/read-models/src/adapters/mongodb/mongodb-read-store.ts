@@ -22,6 +22,8 @@ import { MongoOutboundStore } from './mongodb-outbound-store';
 import { MongoNotificationStore } from './mongodb-notification-store';
 import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
+import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
+import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 
 export { fromHex, hex };
 
@@ -56,6 +58,20 @@ function keysetPage(filter: Record<string, unknown>, fields: [string, string], d
     filter.$and = [{ $or: [{ [first]: { [beyond]: after[0] } }, { [first]: after[0], [second]: { [beyond]: after[1] } }] }];
   }
   return { filter, sort: { [fields[0]]: direction, [fields[1]]: direction } };
+}
+
+/** A read model of an administrator's handful, found by id or listed oldest first (its `createdAt` field; ties by key). */
+function byCreation<Doc>(model: Model<StoredRow>): ConfigDocuments<Doc> {
+  return {
+    findById: async (id) => {
+      const row = await model.findById(id).lean();
+      return row ? (JSON.parse(row.doc) as Doc) : undefined;
+    },
+    list: async () => {
+      const rows = await model.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
+      return rows.map((row) => JSON.parse(row.doc) as Doc);
+    },
+  };
 }
 
 /** MongoDB's error code for a unique index violation. */
@@ -105,6 +121,7 @@ export class MongoReadStore implements ReadStore {
   readonly outbound: MongoOutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly notifications: MongoNotificationStore;
+  readonly oncall: OncallQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -137,16 +154,7 @@ export class MongoReadStore implements ReadStore {
         return row ? (JSON.parse(row.doc) as NotificationPreferences) : undefined;
       },
     };
-    this.integrationKeys = {
-      findById: async (id) => {
-        const row = await this.models.integration_keys.findById(id).lean();
-        return row ? (JSON.parse(row.doc) as IntegrationKeyRecord) : undefined;
-      },
-      list: async () => {
-        const rows = await this.models.integration_keys.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
-        return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyRecord);
-      },
-    };
+    this.integrationKeys = byCreation<IntegrationKeyRecord>(this.models.integration_keys);
     this.integrationKeyHistory = {
       list: async () => {
         // Fixed-width hex positions: string order is log order.
@@ -162,15 +170,11 @@ export class MongoReadStore implements ReadStore {
         return rows.map((row) => JSON.parse(row.doc) as PushSubscriptionRecord);
       },
     };
-    this.webhooks = {
-      findById: async (id) => {
-        const row = await this.models.webhooks.findById(id).lean();
-        return row ? (JSON.parse(row.doc) as WebhookRecord) : undefined;
-      },
-      list: async () => {
-        const rows = await this.models.webhooks.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
-        return rows.map((row) => JSON.parse(row.doc) as WebhookRecord);
-      },
+    this.webhooks = byCreation<WebhookRecord>(this.models.webhooks);
+    this.oncall = {
+      services: byCreation<ServiceRecord>(this.models[serviceProjection.name]),
+      escalationPolicies: byCreation<EscalationPolicyRecord>(this.models[escalationPolicyProjection.name]),
+      schedules: byCreation<ScheduleRecord>(this.models[scheduleProjection.name]),
     };
   }
 

@@ -27,6 +27,8 @@ import type { OutboundStore } from '../../outbound/outbound-store.port';
 import { SqliteNotificationStore } from './sqlite-notification-store';
 import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
+import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
+import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -114,6 +116,7 @@ export class SqliteReadStore implements ReadStore {
   readonly outbound: OutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly notifications: SqliteNotificationStore;
+  readonly oncall: OncallQueries;
 
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
@@ -153,15 +156,7 @@ export class SqliteReadStore implements ReadStore {
         return doc === undefined ? undefined : (JSON.parse(doc) as NotificationPreferences);
       },
     };
-    const selectKey = this.db.prepare(`SELECT doc FROM integration_keys WHERE key = ?`).pluck();
-    const selectKeys = this.db.prepare(`SELECT doc FROM integration_keys ORDER BY created_at, key`).pluck();
-    this.integrationKeys = {
-      findById: async (id) => {
-        const doc = selectKey.get(id) as string | undefined;
-        return doc === undefined ? undefined : (JSON.parse(doc) as IntegrationKeyRecord);
-      },
-      list: async () => (selectKeys.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyRecord),
-    };
+    this.integrationKeys = this.byCreation<IntegrationKeyRecord>('integration_keys');
     const selectKeyHistory = this.db.prepare(`SELECT doc FROM integration_key_history ORDER BY position`).pluck();
     this.integrationKeyHistory = {
       list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
@@ -172,14 +167,24 @@ export class SqliteReadStore implements ReadStore {
     this.pushSubscriptions = {
       listByUser: async (userId) => (selectSubscriptions.all(userId) as string[]).map((doc) => JSON.parse(doc) as PushSubscriptionRecord),
     };
-    const selectWebhook = this.db.prepare(`SELECT doc FROM webhooks WHERE key = ?`).pluck();
-    const selectWebhooks = this.db.prepare(`SELECT doc FROM webhooks ORDER BY created_at, key`).pluck();
-    this.webhooks = {
+    this.webhooks = this.byCreation<WebhookRecord>('webhooks');
+    this.oncall = {
+      services: this.byCreation<ServiceRecord>(serviceProjection.name),
+      escalationPolicies: this.byCreation<EscalationPolicyRecord>(escalationPolicyProjection.name),
+      schedules: this.byCreation<ScheduleRecord>(scheduleProjection.name),
+    };
+  }
+
+  /** A read model of an administrator's handful, found by id or listed oldest first (its `created_at` column; ties by key). */
+  private byCreation<Doc>(table: string): ConfigDocuments<Doc> {
+    const one = this.db.prepare(`SELECT doc FROM ${table} WHERE key = ?`).pluck();
+    const all = this.db.prepare(`SELECT doc FROM ${table} ORDER BY created_at, key`).pluck();
+    return {
       findById: async (id) => {
-        const doc = selectWebhook.get(id) as string | undefined;
-        return doc === undefined ? undefined : (JSON.parse(doc) as WebhookRecord);
+        const doc = one.get(id) as string | undefined;
+        return doc === undefined ? undefined : (JSON.parse(doc) as Doc);
       },
-      list: async () => (selectWebhooks.all() as string[]).map((doc) => JSON.parse(doc) as WebhookRecord),
+      list: async () => (all.all() as string[]).map((doc) => JSON.parse(doc) as Doc),
     };
   }
 

@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { compileSchedule, type CompiledSchedule, policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
+import { type ConfigDocuments, ONCALL_QUERIES, type OncallQueries, type ScheduleRecord } from '@im/read-models';
+import { toEscalationPolicyView, toScheduleView, toServiceView } from './oncall.views';
+
+/** One of the caller's shifts in a schedule (myOnCall). */
+export interface OwnShift {
+  scheduleId: string;
+  scheduleName: string;
+  start: Date;
+  end: Date;
+}
+
+const compiled = (schedule: ScheduleRecord): CompiledSchedule =>
+  compileSchedule({ timeZone: schedule.timeZone, layers: schedule.layers, overrides: schedule.overrides });
+const iso = (t: number) => new Date(t).toISOString();
+
+async function found<Doc>(documents: ConfigDocuments<Doc>, id: string, notFound: (id: string) => Error): Promise<Doc> {
+  const doc = await documents.findById(id);
+  if (!doc) throw notFound(id);
+  return doc;
+}
+
+/**
+ * What anyone signed in reads of on call: services, policies, schedules, and
+ * who is on call, answered by the domain's schedule arithmetic over the
+ * schedule read model. REST and GraphQL both read through it.
+ */
+@Injectable()
+export class OncallQueryService {
+  constructor(@Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries) {}
+
+  async services() {
+    return (await this.oncall.services.list()).map(toServiceView);
+  }
+
+  async service(id: string) {
+    return toServiceView(await found(this.oncall.services, id, serviceNotFound));
+  }
+
+  async escalationPolicies() {
+    return (await this.oncall.escalationPolicies.list()).map(toEscalationPolicyView);
+  }
+
+  async escalationPolicy(id: string) {
+    return toEscalationPolicyView(await found(this.oncall.escalationPolicies, id, policyNotFound));
+  }
+
+  async schedules() {
+    return (await this.oncall.schedules.list()).map(toScheduleView);
+  }
+
+  async schedule(id: string) {
+    return toScheduleView(await found(this.oncall.schedules, id, scheduleNotFound));
+  }
+
+  async onCall(id: string, at: number) {
+    const schedule = await found(this.oncall.schedules, id, scheduleNotFound);
+    return { schedule_id: id, at: iso(at), user: onCallAt(compiled(schedule), at) };
+  }
+
+  async shifts(id: string, window: { from: number; to: number }) {
+    const schedule = await found(this.oncall.schedules, id, scheduleNotFound);
+    return { shifts: shiftsBetween(compiled(schedule), window.from, window.to).map(({ user, start, end }) => ({ user, start: iso(start), end: iso(end) })) };
+  }
+
+  /** The user's shifts in [from, to) across every schedule, in time order (ties by schedule name). */
+  async shiftsOf(user: string, from: number, to: number): Promise<OwnShift[]> {
+    const schedules = await this.oncall.schedules.list();
+    return schedules
+      .flatMap((schedule) =>
+        shiftsBetween(compiled(schedule), from, to)
+          .filter((shift) => shift.user === user)
+          .map((shift) => ({ scheduleId: schedule.id, scheduleName: schedule.name, start: new Date(shift.start), end: new Date(shift.end) })),
+      )
+      .sort((a, b) => a.start.getTime() - b.start.getTime() || a.scheduleName.localeCompare(b.scheduleName));
+  }
+}
