@@ -72,6 +72,15 @@ describe('POST /api/v1/incidents/{id}/duplicate', () => {
     expect(await incident(original)).not.toHaveProperty('duplicate_of');
   });
 
+  it('shows on the timeline as one event with `of`, and a cancel as one without data', async () => {
+    const [a, b] = [await declare(), await declare()];
+    await duplicate(a, { of: b }).expect(200);
+    await move(b, 'cancel').expect(200);
+    const timeline = async (id: string) => (await t.http().get(`/api/v1/incidents/${id}/timeline?order=asc`).set(AUTH).expect(200)).body.events;
+    expect((await timeline(a))[1]).toMatchObject({ event_type: 'im.incident.duplicate', title: 'Incident marked a duplicate', actor: 'alice', data: { of: b } });
+    expect((await timeline(b))[1]).toMatchObject({ event_type: 'im.incident.cancel', title: 'Incident canceled', actor: 'alice', data: {} });
+  });
+
   it('changes nothing marked again with the same incident; another is 409', async () => {
     const [a, b, c] = [await declare(), await declare(), await declare()];
     await duplicate(a, { of: b }).expect(200);
