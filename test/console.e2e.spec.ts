@@ -142,7 +142,7 @@ describe('the web console in a browser', () => {
     const working = watcher.getByRole('list', { name: 'Incidents being worked on' });
     await working.locator(`[data-incident="${restIncidentId}"]`).waitFor({ timeout: 5000 });
     expect(await working.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-incident')))).toEqual([restIncidentId, incidentId]);
-    await watcher.getByRole('list', { name: 'Resolved and closed incidents' }).locator(`[data-incident="${done.body.id}"]`).waitFor({ timeout: 5000 });
+    await watcher.getByRole('list', { name: 'Finished incidents: resolved, closed, canceled or duplicate' }).locator(`[data-incident="${done.body.id}"]`).waitFor({ timeout: 5000 });
     expect(await watcher.evaluate('performance.getEntriesByType("navigation").length')).toBe(1);
 
     await watcher.getByLabel('Severity').selectOption('SEV-1');

@@ -52,6 +52,7 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
   };
   const policyBody = { name: 'Typed client', steps: [{ delay_seconds: 300, targets: [{ type: 'user' as const, id: 'ann' }] }] };
   const path = () => ({ path: { id: incidentId } });
+  const freshIncident = async () => (await api.POST('/api/v1/incidents', { body: { title: 'Typed client', severity: 'SEV-4' } })).data?.id ?? 'INC-00000000';
   const noticeErrors = (error: ErrorBody | undefined): string | undefined => error && `${error.status} ${error.error}`;
 
   return {
@@ -186,6 +187,21 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
     },
     '/api/v1/incidents/{id}/close': {
       post: async () => ({ responses: [(await api.POST('/api/v1/incidents/{id}/close', { params: path() })).response] }),
+    },
+    // Each on an incident of its own, open: the one above is closed by now (it may still be the one duplicated).
+    '/api/v1/incidents/{id}/cancel': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/incidents/{id}/cancel', { params: { path: { id: await freshIncident() } } });
+        const status: string | undefined = data?.status;
+        return { responses: [response], read: status };
+      },
+    },
+    '/api/v1/incidents/{id}/duplicate': {
+      post: async () => {
+        const { data, error, response } = await api.POST('/api/v1/incidents/{id}/duplicate', { params: { path: { id: await freshIncident() } }, body: { of: incidentId } });
+        const duplicateOf: string | undefined = data?.duplicate_of;
+        return { responses: [response], read: [duplicateOf, noticeErrors(error)] };
+      },
     },
     '/api/v1/integrations/alertmanager': {
       post: async () => {

@@ -1,5 +1,7 @@
+import type { IncidentState } from './incident';
 import type { LedgerEvent } from './incident-events';
 import type { Transition } from './lifecycle';
+import type { EscalationPolicyShape, StepRound, StepTargets } from './oncall/escalation';
 import type { Caller } from './responder-rules';
 
 export type DeclareIncident = {
@@ -45,6 +47,39 @@ export type TransitionIncident = {
   time: string;
 };
 
+/** Mark the incident a duplicate of `of`; the handler reads `of`'s state, as the caller may see it (undefined: missing or withheld). */
+export type MarkDuplicate = {
+  kind: 'duplicate';
+  incidentId: string;
+  time: string;
+  of: unknown;
+  ofState: IncidentState;
+};
+
+/**
+ * What paging decides with, resolved by the caller so the decision stays pure:
+ * the incident's policy (the one its escalation state names) and, per step,
+ * its targets as of now (`targets[i]` for step i + 1).
+ */
+export interface PagingPlan {
+  policy: EscalationPolicyShape;
+  targets: readonly StepTargets[];
+}
+
+/** The first page, as the incident opens: step 1 of round 1, once. */
+export type PageIncident = PagingPlan & {
+  kind: 'page';
+  incidentId: string;
+  time: string;
+};
+
+/** Page the next step: a timer that saw `seen` fell due, or a responder asked. */
+export type EscalateIncident = PagingPlan & {
+  kind: 'escalate';
+  incidentId: string;
+  time: string;
+} & ({ reason: 'timeout'; seen: StepRound } | { reason: 'manual' });
+
 /** Record an event pushed to the timeline: it must fit the incident's state. */
 export type RecordEvent = {
   kind: 'record';
@@ -54,4 +89,4 @@ export type RecordEvent = {
   whileUnresolved?: boolean;
 };
 
-export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote | ChangeSeverity;
+export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote | ChangeSeverity | MarkDuplicate | PageIncident | EscalateIncident;

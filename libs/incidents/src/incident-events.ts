@@ -8,6 +8,18 @@ export const INCIDENT_EVENT_TYPES = {
   mitigate: 'im.incident.mitigate',
   resolve: 'im.incident.resolve',
   close: 'im.incident.close',
+  cancel: 'im.incident.cancel',
+} as const;
+
+/** The incident duplicates `data.of` (status `duplicate`). */
+export const DUPLICATE_EVENT_TYPE = 'im.incident.duplicate';
+/** The incident belongs to `data.service_id`, paged by `data.escalation_policy_id` (or by none), recorded as it opens. */
+export const SERVICE_ASSIGNED_TYPE = 'im.incident.service_assigned';
+/** Paging of an incident (docs/api.md, "Paging"): written by the service, actor system:escalation. */
+export const PAGING_EVENT_TYPES = {
+  page: 'im.paging.page',
+  escalate: 'im.paging.escalate',
+  exhausted: 'im.paging.exhausted',
 } as const;
 
 export const NOTE_EVENT_TYPE = 'im.incident.note';
@@ -55,7 +67,44 @@ export type IncidentTransitioned = {
   data: Record<string, never>;
 };
 
-export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded | SeverityChanged;
+export type IncidentDuplicated = {
+  type: typeof DUPLICATE_EVENT_TYPE;
+  incidentId: string;
+  time: string;
+  data: { of: string };
+};
+
+/** One user paged, and why: `user` (a user target) or `schedule:<id>` (on call there). */
+export interface PagedUser {
+  user: string;
+  via: string;
+}
+
+export type Paged = {
+  type: typeof PAGING_EVENT_TYPES.page;
+  incidentId: string;
+  time: string;
+  /** `unstaffed`: the schedule targets with no one on call. */
+  data: { step: number; round: number; paged: PagedUser[]; unstaffed: string[] };
+};
+
+export type Escalated = {
+  type: typeof PAGING_EVENT_TYPES.escalate;
+  incidentId: string;
+  time: string;
+  data: { from_step: number; to_step: number; reason: 'timeout' | 'manual' };
+};
+
+export type EscalationExhausted = {
+  type: typeof PAGING_EVENT_TYPES.exhausted;
+  incidentId: string;
+  time: string;
+  data: { rounds: number };
+};
+
+export type PagingEvent = Paged | Escalated | EscalationExhausted;
+
+export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded | SeverityChanged | IncidentDuplicated | PagingEvent;
 
 /** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
 export type LedgerEvent = {

@@ -43,6 +43,8 @@ const HISTORY: Record<Status, IncidentEvent[]> = {
   mitigated: [declared, moved('ack'), moved('mitigate')],
   resolved: [declared, moved('resolve')],
   closed: [declared, moved('resolve'), moved('close')],
+  canceled: [declared, moved('cancel')],
+  duplicate: [declared, { type: 'im.incident.duplicate', incidentId: ID, time: T0, data: { of: 'INC-00000001' } }],
 };
 
 const given = (events: (IncidentEvent | LedgerEvent)[]): IncidentState => events.reduce<IncidentState>(evolve, undefined);
@@ -70,6 +72,21 @@ describe('incident lifecycle (decisions.md table)', () => {
     ['closed', 'mitigate', 409],
     ['closed', 'resolve', 409],
     ['closed', 'close', 'no change'],
+    ['open', 'cancel', 'canceled'],
+    ['acknowledged', 'cancel', 'canceled'],
+    ['mitigated', 'cancel', 409],
+    ['resolved', 'cancel', 409],
+    ['closed', 'cancel', 409],
+    ['canceled', 'cancel', 'no change'],
+    ['canceled', 'ack', 409],
+    ['canceled', 'mitigate', 409],
+    ['canceled', 'resolve', 409],
+    ['canceled', 'close', 409],
+    ['duplicate', 'cancel', 409],
+    ['duplicate', 'ack', 409],
+    ['duplicate', 'mitigate', 409],
+    ['duplicate', 'resolve', 409],
+    ['duplicate', 'close', 409],
   ];
 
   it.each(table)('given %s, when %s, then %s', (from, kind, expected) => {
@@ -90,7 +107,7 @@ describe('incident lifecycle (decisions.md table)', () => {
     }
   });
 
-  it.each(['ack', 'mitigate', 'resolve', 'close'] as const)('%s of an unknown incident is not found', (kind) => {
+  it.each(['ack', 'mitigate', 'resolve', 'close', 'cancel'] as const)('%s of an unknown incident is not found', (kind) => {
     expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(NotFoundError);
     expect(() => decide({ kind, incidentId: ID, time: T1 }, undefined)).toThrow(`Incident ${ID} not found`);
   });
@@ -337,5 +354,64 @@ describe('severity changes', () => {
     expect(() => decideRecord({ kind: 'record', incidentId: ID, event: recorded('SEV-2') }, undefined)).toThrow(NotFoundError);
     // One stored before the check with a value that is no severity changes nothing.
     expect(given([declared, recorded('high')])).toEqual(open);
+  });
+});
+
+describe('duplicate', () => {
+  const OF = 'INC-00000001';
+  const other = (status: Status, id = OF): Incident => ({ ...(given(HISTORY[status]) as Incident), id });
+  /** `of`'s state: an open incident unless given (given undefined: none). */
+  const mark = (state: IncidentState, of: unknown = OF, ...ofState: [IncidentState?]) =>
+    decide({ kind: 'duplicate', incidentId: ID, time: T1, of, ofState: ofState.length ? ofState[0] : other('open') }, state);
+
+  it.each(['open', 'acknowledged', 'mitigated'] as const)('marks a %s incident a duplicate of another, which records which', (from) => {
+    const events = mark(given(HISTORY[from]));
+    expect(events).toEqual([{ type: 'im.incident.duplicate', incidentId: ID, time: T1, data: { of: OF } }]);
+    expect(events.reduce(evolve, given(HISTORY[from]))).toMatchObject({ status: 'duplicate', duplicateOf: OF, updatedAt: T1 });
+  });
+
+  it.each(['resolved', 'closed', 'canceled'] as const)('refuses to mark a %s incident (409)', (from) => {
+    expect(() => mark(given(HISTORY[from]))).toThrow(ConflictError);
+    expect(() => mark(given(HISTORY[from]))).toThrow(`it is ${from}`);
+  });
+
+  it('may duplicate a resolved or closed incident, not a canceled one or a duplicate (409)', () => {
+    expect(mark(given(HISTORY.open), OF, other('closed'))).toHaveLength(1);
+    expect(mark(given(HISTORY.open), OF, other('resolved'))).toHaveLength(1);
+    expect(() => mark(given(HISTORY.open), OF, other('canceled'))).toThrow(`Cannot mark incident ${ID} a duplicate of ${OF}: it is canceled`);
+    expect(() => mark(given(HISTORY.open), OF, other('duplicate'))).toThrow(ConflictError);
+  });
+
+  it('answers 404 for an `of` that does not exist (or is withheld), 409 for the incident itself, 400 for no id', () => {
+    expect(() => mark(given(HISTORY.open), OF, undefined)).toThrow(NotFoundError);
+    expect(() => mark(given(HISTORY.open), OF, undefined)).toThrow(`Incident ${OF} not found`);
+    expect(() => mark(given(HISTORY.open), ID, given(HISTORY.open))).toThrow(`Incident ${ID} cannot be a duplicate of itself`);
+    expect(() => mark(given(HISTORY.open), 42)).toThrow(InvalidError);
+    expect(() => mark(given(HISTORY.open), '')).toThrow('of must be');
+    expect(() => mark(undefined)).toThrow(`Incident ${ID} not found`);
+  });
+
+  it('changes nothing marked again with the same `of`; another `of` is 409', () => {
+    const duplicate = given(HISTORY.duplicate);
+    expect(mark(duplicate)).toEqual([]);
+    expect(() => mark(duplicate, 'INC-00000002', other('open', 'INC-00000002'))).toThrow(`already a duplicate of ${OF}`);
+  });
+
+  it('is recorded only through its command: the timeline cannot vouch for `of`', () => {
+    const event = { type: 'im.incident.duplicate', incidentId: ID, time: T1, data: { of: OF } };
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event }, given(HISTORY.open))).toThrow('im.incident.duplicate is recorded by the service only');
+  });
+
+  it('cancel recorded through the timeline follows the table, as ack does', () => {
+    const event = moved('cancel', T1);
+    expect(decideRecord({ kind: 'record', incidentId: ID, event }, given(HISTORY.open))).toEqual([event]);
+    expect(() => decideRecord({ kind: 'record', incidentId: ID, event }, given(HISTORY.resolved))).toThrow(ConflictError);
+  });
+
+  it('canceled and duplicate incidents still take notes and severity changes, as resolved ones do', () => {
+    for (const state of [given(HISTORY.canceled), given(HISTORY.duplicate)]) {
+      expect(noteRefusal(state as Incident)).toBeUndefined();
+      expect(severityChangeRefusal(state as Incident)).toBeUndefined();
+    }
   });
 });

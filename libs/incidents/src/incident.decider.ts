@@ -10,15 +10,29 @@ import {
   SEVERITIES,
   TITLE_MAX_LENGTH,
 } from './incident';
-import type { AddNote, AssignRole, ChangeSeverity, DeclareIncident, IncidentCommand, RecordEvent, TransitionIncident } from './incident-commands';
+import type {
+  AddNote,
+  AssignRole,
+  ChangeSeverity,
+  DeclareIncident,
+  EscalateIncident,
+  IncidentCommand,
+  MarkDuplicate,
+  PageIncident,
+  RecordEvent,
+  TransitionIncident,
+} from './incident-commands';
 import type { Decider } from './decider';
 import {
   ALERT_RESOLVE_TYPE,
   ALERT_TRIGGER_TYPE,
   DEFAULT_ALERT_SEVERITY,
+  DUPLICATE_EVENT_TYPE,
   INCIDENT_EVENT_TYPES,
   NOTE_EVENT_TYPE,
+  PAGING_EVENT_TYPES,
   ROLE_ASSIGNED_TYPE,
+  SERVICE_ASSIGNED_TYPE,
   SEVERITY_CHANGED_TYPE,
   type IncidentEvent,
   type LedgerEvent,
@@ -26,6 +40,7 @@ import {
 } from './incident-events';
 import { ConflictError, incidentNotFound, InvalidError, shortened } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
+import { evolveEscalation, nextStep, pageData, type StepRound, stepDueAt } from './oncall/escalation';
 import { noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from './responder-rules';
 import { incidentStreamId } from './stream-names';
 
@@ -50,7 +65,14 @@ export function decide(command: IncidentCommand, state: IncidentState): Incident
     case 'mitigate':
     case 'resolve':
     case 'close':
+    case 'cancel':
       return decideTransition(command, state);
+    case 'duplicate':
+      return decideDuplicate(command, state);
+    case 'page':
+      return decidePage(command, state);
+    case 'escalate':
+      return decideEscalate(command, state);
     default: {
       const unhandled: never = command;
       // Only a caller that bypassed the types gets here (e.g. a kind read from input).
@@ -212,6 +234,85 @@ function decideTransition(command: TransitionIncident, state: IncidentState): In
 }
 
 /**
+ * `of` must be an incident the caller may see (else 404), not this one, and
+ * itself stand for an incident (neither canceled nor a duplicate: 409). The
+ * same `of` again changes nothing; another is 409.
+ */
+function decideDuplicate(command: MarkDuplicate, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  const { of, ofState } = command;
+  if (typeof of !== 'string' || of === '') throw new InvalidError('of must be the id of the incident this one duplicates');
+  if (of === state.id) throw new ConflictError(`Incident ${state.id} cannot be a duplicate of itself`);
+  const outcome = LIFECYCLE[state.status].duplicate;
+  if (outcome === REFUSED) throw refused('mark as duplicate', state);
+  if (!ofState) throw incidentNotFound(of);
+  if (ofState.status === 'canceled' || ofState.status === 'duplicate') {
+    throw new ConflictError(`Cannot mark incident ${state.id} a duplicate of ${of}: it is ${ofState.status}`);
+  }
+  if (outcome === UNCHANGED) {
+    if (state.duplicateOf === of) return [];
+    throw new ConflictError(`Incident ${state.id} is already a duplicate of ${state.duplicateOf}`);
+  }
+  return [{ type: DUPLICATE_EVENT_TYPE, incidentId: state.id, time: command.time, data: { of } }];
+}
+
+/** The escalation an incident pages by: none without a service, or when its service had no policy. */
+const paging = (state: Incident) => (state.escalation?.policyId ? state.escalation : undefined);
+
+/** The page of `next`, to the targets resolved for its step. */
+const pageEvent = (incidentId: string, time: string, next: StepRound, targets: PageIncident['targets']): IncidentEvent => ({
+  type: PAGING_EVENT_TYPES.page,
+  incidentId,
+  time,
+  data: pageData(next, targets[next.step - 1]),
+});
+
+/** Step 1 of round 1 while the incident is open and was never paged; anything else is no page (the command may come again). */
+function decidePage(command: PageIncident, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  const escalation = paging(state);
+  if (state.status !== 'open' || !escalation || escalation.step !== 0) return [];
+  const first = nextStep(command.policy, escalation);
+  return first ? [pageEvent(state.id, command.time, first, command.targets)] : [];
+}
+
+/**
+ * The next page. A timer's escalation pages only while the incident is open,
+ * at or after the step it saw fell due, and only if that step is still the
+ * current one: a timer that fires twice, late or early pages once. After the last step
+ * of the last round it records exhaustion instead. A responder's (manual)
+ * escalation pages at once while the incident is open or acknowledged (it
+ * stays so), and is refused when nothing is left.
+ */
+function decideEscalate(command: EscalateIncident, state: IncidentState): IncidentEvent[] {
+  if (!state) throw incidentNotFound(command.incidentId);
+  const escalation = paging(state);
+  const { policy, time } = command;
+  if (command.reason === 'timeout') {
+    const { seen } = command;
+    if (state.status !== 'open' || !escalation || escalation.exhausted) return [];
+    if (escalation.step !== seen.step || escalation.round !== seen.round) return [];
+    const due = stepDueAt(policy, escalation);
+    if (due === undefined || Date.parse(time) < Date.parse(due)) return [];
+  } else {
+    if (state.status !== 'open' && state.status !== 'acknowledged') throw refused('escalate', state);
+    if (!escalation) throw new ConflictError(`Incident ${state.id} has no escalation policy to escalate by`);
+  }
+  const next = escalation && nextStep(policy, escalation);
+  if (!escalation || !next) {
+    if (command.reason === 'manual') throw new ConflictError(`Cannot escalate incident ${state.id}: no step is left to page`);
+    return escalation ? [{ type: PAGING_EVENT_TYPES.exhausted, incidentId: state.id, time, data: { rounds: escalation.round } }] : [];
+  }
+  return [
+    { type: PAGING_EVENT_TYPES.escalate, incidentId: state.id, time, data: { from_step: escalation.step, to_step: next.step, reason: command.reason } },
+    pageEvent(state.id, time, next, command.targets),
+  ];
+}
+
+/** Recorded only by the service's own commands: each needs facts a timeline event cannot vouch for (`of`'s state, the service, the policy). */
+const SERVICE_RECORDED_TYPES: ReadonlySet<string> = new Set([DUPLICATE_EVENT_TYPE, SERVICE_ASSIGNED_TYPE, PAGING_EVENT_TYPES.page, PAGING_EVENT_TYPES.exhausted]);
+
+/**
  * A timeline event is stored as it came when it fits the state: a declare
  * or an alert may open the incident, a lifecycle type must be a move the table
  * allows (a repeat is stored and changes nothing), anything else needs the
@@ -222,6 +323,7 @@ export function decideRecord({ incidentId, event, whileUnresolved }: RecordEvent
   const data = event.data ?? {};
   // Role changes carry an authorization rule (the commander decides): only assignRole records them.
   if (event.type === ROLE_ASSIGNED_TYPE) throw new InvalidError(`${ROLE_ASSIGNED_TYPE} is recorded by the assignRole mutation only`);
+  if (SERVICE_RECORDED_TYPES.has(event.type)) throw new InvalidError(`${event.type} is recorded by the service only`);
   if (event.type === INCIDENT_EVENT_TYPES.declare) {
     if (state) throw new ConflictError(`Incident ${incidentId} already exists`);
     validTitle(data.title);
@@ -278,8 +380,14 @@ function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | und
   }
 }
 
-/** Not resolved or closed yet: an alert of its fingerprint joins it. An incident that was claimed but never written counts as open. */
-export const unresolved = (state: IncidentState) => !state || (state.status !== 'resolved' && state.status !== 'closed');
+/**
+ * Still being worked on (open, acknowledged or mitigated): an alert of its
+ * fingerprint joins it. An incident that was claimed but never written counts
+ * as open. A canceled one is over as a resolved one is; a duplicate's alerts
+ * go to the incident it duplicates (routeEvent's caller follows the link).
+ */
+export const unresolved = (state: IncidentState) =>
+  !state || state.status === 'open' || state.status === 'acknowledged' || state.status === 'mitigated';
 
 /** The incident an event was routed to changed before the event was stored there: route it again. */
 export class RouteChangedError extends ConflictError {}
@@ -291,7 +399,8 @@ export class RouteChangedError extends ConflictError {}
  * every stream reader.
  */
 export function evolve(state: IncidentState, event: IncidentEvent | LedgerEvent): IncidentState {
-  return withFiringAlerts(evolveLifecycle(state, event), event);
+  const incident = withFiringAlerts(evolveLifecycle(state, event), event);
+  return incident && evolveEscalation(incident, event);
 }
 
 /**
@@ -328,6 +437,9 @@ function evolveLifecycle(state: IncidentState, event: IncidentEvent | LedgerEven
   }
   if (event.type === SEVERITY_CHANGED_TYPE && isSeverity(data.severity)) {
     return data.severity === state.severity ? state : { ...state, severity: data.severity, updatedAt: event.time };
+  }
+  if (event.type === DUPLICATE_EVENT_TYPE && typeof data.of === 'string') {
+    return LIFECYCLE[state.status].duplicate === 'duplicate' ? { ...state, status: 'duplicate', duplicateOf: data.of, updatedAt: event.time } : state;
   }
   const transition = transitionOf(event.type);
   if (!transition) return state;

@@ -19,6 +19,7 @@ export const INCIDENT_SCHEMA = {
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
     alerts_firing: { type: 'integer', minimum: 0, description: 'How many of its alerts (distinct fingerprints) are firing now; an alert resolving does not resolve the incident' },
+    duplicate_of: { type: 'string', pattern: '^INC-[0-9a-f]{8}$', description: 'Only on a duplicate: the incident it duplicates, where its alerts go' },
   },
   additionalProperties: false,
 } as const;

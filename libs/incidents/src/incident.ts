@@ -1,7 +1,8 @@
 export const SEVERITIES = ['SEV-1', 'SEV-2', 'SEV-3', 'SEV-4'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export const STATUSES = ['open', 'acknowledged', 'mitigated', 'resolved', 'closed'] as const;
+/** `canceled` and `duplicate` are final: an incident in either is over (docs/decisions.md, "Cancel, duplicate and the escalation state"). */
+export const STATUSES = ['open', 'acknowledged', 'mitigated', 'resolved', 'closed', 'canceled', 'duplicate'] as const;
 export type Status = (typeof STATUSES)[number];
 
 export const TITLE_MAX_LENGTH = 500;
@@ -42,6 +43,30 @@ export interface Incident {
    * Absent: none.
    */
   firingAlerts?: string[];
+  /** The incident this one duplicates (status `duplicate`); its alerts go there. */
+  duplicateOf?: string;
+  /** Paging, for an incident that belongs to a service (im.incident.service_assigned); absent otherwise. */
+  escalation?: EscalationState;
+}
+
+/**
+ * Where paging of an incident stands, folded from im.incident.service_assigned
+ * and im.paging.* (oncall/escalation.ts reads it against the policy).
+ */
+export interface EscalationState {
+  serviceId: string;
+  /** The service's escalation policy when the incident opened; null: none, nothing is paged. */
+  policyId: string | null;
+  /** The step paged last, from 1; 0 before the first page. */
+  step: number;
+  /** The round of that page, from 1; 0 before the first page. */
+  round: number;
+  /** When the ledger recorded the last page; null before the first. */
+  pagedAt: string | null;
+  /** The users the last page paged. */
+  paged: string[];
+  /** The last step of the last round fell due with no one acknowledging: nothing more is paged. */
+  exhausted: boolean;
 }
 
 /** Write-side state: nothing until the incident is declared. */

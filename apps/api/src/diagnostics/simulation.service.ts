@@ -182,6 +182,11 @@ class SimulationRun implements AppendLookups<FingerprintFacts> {
     return { bound: stored.incidentId, boundIncident: this.changed.has(stored.incidentId) ? this.states.get(stored.incidentId) : stored.state };
   }
 
+  /** An incident as stored (as the caller may see it), with this simulation's events on top. */
+  incident(incidentId: string): Promise<IncidentState> {
+    return this.stateOf(incidentId);
+  }
+
   private async stateOf(incidentId: string): Promise<IncidentState> {
     if (this.states.has(incidentId)) return this.states.get(incidentId);
     const state = await this.stored.incident(incidentId);

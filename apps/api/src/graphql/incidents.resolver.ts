@@ -76,6 +76,25 @@ export class IncidentsResolver {
     return toGqlIncident(await this.commands.transition(id, 'ack', { caller }));
   }
 
+  @Mutation(() => Incident, { description: 'Cancels an open or acknowledged incident (CANCELED), which ends its paging. Needs timeline.writer' })
+  @RequireRole(TIMELINE_ROLES.writer)
+  async cancelIncident(@Args('incidentId', { type: () => ID }) incidentId: string, @GqlPrincipal() caller: Principal): Promise<Incident> {
+    return toGqlIncident(await this.commands.transition(incidentId, 'cancel', { caller }));
+  }
+
+  @Mutation(() => Incident, {
+    description:
+      'Marks an open, acknowledged or mitigated incident a DUPLICATE of `of` (another incident, neither CANCELED nor a DUPLICATE), which ends its paging; its alerts go to `of`. Needs timeline.writer',
+  })
+  @RequireRole(TIMELINE_ROLES.writer)
+  async markDuplicate(
+    @Args('incidentId', { type: () => ID }) incidentId: string,
+    @Args('of', { type: () => ID }) of: string,
+    @GqlPrincipal() caller: Principal,
+  ): Promise<Incident> {
+    return toGqlIncident(await this.commands.markDuplicate(incidentId, of, { caller }));
+  }
+
   @Mutation(() => Incident, { description: 'Records im.incident.severity; until the incident is closed. Needs timeline.writer' })
   @RequireRole(TIMELINE_ROLES.writer)
   async changeSeverity(

@@ -1,6 +1,9 @@
-import { type Incident, LIFECYCLE, noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from '@im/incidents';
+import { type Incident, LIFECYCLE, noteRefusal, roleAssignmentRefusal, severityChangeRefusal, type Status } from '@im/incidents';
 import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { ActionType, type MobileAction } from './schema.types';
+
+/** Statuses after which no one meets in the incident's war room (a duplicate's is the one of the incident it duplicates). */
+const WAR_ROOM_OVER: ReadonlySet<Status> = new Set(['closed', 'canceled', 'duplicate']);
 
 /**
  * The actions a mobile client offers for an incident, and whether each is
@@ -12,7 +15,8 @@ import { ActionType, type MobileAction } from './schema.types';
  * - ADD_NOTE: noteRefusal (until the incident is closed);
  * - CHANGE_SEVERITY: severityChangeRefusal (until the incident is closed);
  * - ASSIGN_ROLE: roleAssignmentRefusal (until closed; the commander, incidents.admin, or anyone while there is none);
- * - JOIN_WAR_ROOM: when a war room link is configured, until closed (no mutation, no role needed).
+ * - JOIN_WAR_ROOM: when a war room link is configured, until the incident is over: closed, canceled
+ *   or a duplicate (no mutation, no role needed).
  */
 export function quickActions(incident: Incident, caller: Principal, warRoomLink: string | null): MobileAction[] {
   const writer = caller.roles.includes(TIMELINE_ROLES.writer);
@@ -29,6 +33,6 @@ export function quickActions(incident: Incident, caller: Principal, warRoomLink:
     action(ActionType.ADD_NOTE, 'Add note', 'note', writer && !noteRefusal(incident)),
     action(ActionType.CHANGE_SEVERITY, 'Change severity', 'gauge', writer && !severityChangeRefusal(incident)),
     action(ActionType.ASSIGN_ROLE, 'Assign role', 'user-plus', writer && !roleAssignmentRefusal(incident, { id: caller.sub, roles: caller.roles })),
-    action(ActionType.JOIN_WAR_ROOM, 'Join war room', 'video', incident.status !== 'closed' && warRoomLink !== null),
+    action(ActionType.JOIN_WAR_ROOM, 'Join war room', 'video', !WAR_ROOM_OVER.has(incident.status) && warRoomLink !== null),
   ];
 }

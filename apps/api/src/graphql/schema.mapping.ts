@@ -11,7 +11,6 @@ const shorten = (text: string) => (text.length > SUMMARY_LENGTH ? `${text.slice(
 export const toGqlSeverity = (severity: DomainSeverity) => severity.replace('-', '_') as Severity;
 export const fromGqlSeverity = (severity: Severity) => severity.replace('_', '-') as DomainSeverity;
 export const toGqlStatus = (status: DomainStatus) => status.toUpperCase() as Status;
-/** DUPLICATE and CANCELED have no REST status: a filter on them matches nothing. */
 export const fromGqlStatus = (status: Status) => status.toLowerCase() as DomainStatus;
 
 export const toGqlIncident = (incident: DomainIncident): Incident => ({
@@ -24,6 +23,7 @@ export const toGqlIncident = (incident: DomainIncident): Incident => ({
   labels: incident.labels ?? null,
   createdAt: new Date(incident.createdAt),
   updatedAt: new Date(incident.updatedAt),
+  duplicateOf: incident.duplicateOf ?? null,
 });
 
 export const toGqlSummary = (incident: DomainIncident): IncidentSummary => ({

@@ -37,7 +37,7 @@ export enum ActionType {
 }
 
 registerEnumType(Severity, { name: 'Severity' });
-registerEnumType(Status, { name: 'Status', description: 'DUPLICATE and CANCELED are reserved: no incident reaches them yet.' });
+registerEnumType(Status, { name: 'Status', description: 'CANCELED (cancelIncident) and DUPLICATE (markDuplicate) are final, as CLOSED is.' });
 registerEnumType(RACIRole, { name: 'RACIRole' });
 registerEnumType(ActionType, { name: 'ActionType' });
 
@@ -52,6 +52,7 @@ export class Incident {
   @Field(() => GraphQLJSON, { nullable: true, description: 'Flat key → text pairs' }) labels?: Record<string, string> | null;
   @Field(() => GraphQLISODateTime) createdAt!: Date;
   @Field(() => GraphQLISODateTime) updatedAt!: Date;
+  @Field(() => ID, { nullable: true, description: 'Of a DUPLICATE: the incident it duplicates' }) duplicateOf?: string | null;
 }
 
 @ObjectType()

@@ -56,6 +56,12 @@ export class IncidentCommandHandler {
     return this.run(incidentId, context, (id, time) => ({ kind, incidentId: id, time }));
   }
 
+  /** `of` is read once, as the caller may see it: an incident withheld from them is as missing (404). */
+  async markDuplicate(incidentId: string, of: string, context: CommandContext): Promise<Incident> {
+    const ofState = this.shown(of, await this.commands.state(incidentWrites, of), context);
+    return this.run(incidentId, context, (id, time) => ({ kind: 'duplicate', incidentId: id, time, of, ofState }));
+  }
+
   assignRole(incidentId: string, role: unknown, userId: unknown, context: CommandContext): Promise<Incident> {
     const { sub: id, roles } = context.caller;
     return this.run(incidentId, context, (incident, time) => ({ kind: 'assign_role', incidentId: incident, time, role, userId, caller: { id, roles } }));

@@ -25,7 +25,7 @@ describe('parseIncidentListQuery (GET /api/v1/incidents)', () => {
   });
 
   it.each([
-    [{ status: 'open,pending' }, 'status "pending" is not one of open, acknowledged, mitigated, resolved, closed'],
+    [{ status: 'open,pending' }, 'status "pending" is not one of open, acknowledged, mitigated, resolved, closed, canceled, duplicate'],
     [{ severity: 'SEV-5' }, 'severity "SEV-5" is not one of SEV-1, SEV-2, SEV-3, SEV-4'],
     [{ limit: '0' }, 'limit must be a whole number from 1 to 1000'],
     [{ limit: '1001' }, 'limit must be a whole number from 1 to 1000'],

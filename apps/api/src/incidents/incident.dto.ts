@@ -10,6 +10,8 @@ export interface IncidentResponse {
   updated_at: string;
   /** How many of its alerts (distinct fingerprints) are firing now. */
   alerts_firing: number;
+  /** Of a duplicate: the incident it duplicates. */
+  duplicate_of?: string;
 }
 
 export const toIncidentResponse = (incident: Incident): IncidentResponse => ({
@@ -21,4 +23,5 @@ export const toIncidentResponse = (incident: Incident): IncidentResponse => ({
   created_at: incident.createdAt,
   updated_at: incident.updatedAt,
   alerts_firing: incident.firingAlerts?.length ?? 0,
+  ...(incident.duplicateOf !== undefined ? { duplicate_of: incident.duplicateOf } : {}),
 });

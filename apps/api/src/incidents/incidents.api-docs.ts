@@ -52,4 +52,22 @@ export const IncidentsApiDocs = {
   mitigate: lifecycleMove('Mitigate', 'mitigated'),
   resolve: lifecycleMove('Resolve', 'resolved'),
   close: lifecycleMove('Close', 'closed'),
+  cancel: lifecycleMove('Cancel', 'canceled'),
+  duplicate: apiDocs(
+    ApiOperation({
+      summary:
+        "Mark a duplicate of `of` (from open, acknowledged or mitigated; ends paging, and the fingerprint's alerts go to `of`); the same `of` again is 200 with no change",
+    }),
+    ApiBody({
+      schema: { type: 'object', required: ['of'], properties: { of: { type: 'string', example: 'INC-0000abcd', description: 'The incident this one duplicates: not this one, neither canceled nor a duplicate' } } },
+    }),
+    ApiResponse({
+      status: 200,
+      description: 'The status now, and the incident it duplicates',
+      schema: { type: 'object', required: ['status', 'duplicate_of'], properties: { status: { type: 'string', example: 'duplicate' }, duplicate_of: { type: 'string', example: 'INC-0000abcd' } } },
+    }),
+    ApiResponse({ status: 404, ...errorResponse('The incident, or the one `of` names, does not exist or is withheld from the caller') }),
+    ApiResponse({ status: 409, ...errorResponse('The incident is past mitigated, canceled or a duplicate of another; `of` is itself, canceled or a duplicate') }),
+    ApiErrors(400, 413, 415),
+  ),
 };

@@ -14,6 +14,7 @@ import { IncidentQueryService, IncidentVisibility, type Principal } from '@im/ac
 import { CurrentPrincipal } from '../auth/access.decorators';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { parseCreateIncidentBody } from './create-incident.body';
+import { parseDuplicateIncidentBody } from './duplicate-incident.body';
 import { type IncidentResponse, toIncidentResponse } from './incident.dto';
 import { IncidentsApiDocs } from './incidents.api-docs';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
@@ -88,6 +89,22 @@ export class IncidentsController {
   @IncidentsApiDocs.close
   close(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
     return this.move(id, 'close', caller);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @IncidentsApiDocs.cancel
+  cancel(@Param('id') id: string, @CurrentPrincipal() caller: Principal) {
+    return this.move(id, 'cancel', caller);
+  }
+
+  @Post(':id/duplicate')
+  @HttpCode(200)
+  @IncidentsApiDocs.duplicate
+  async duplicate(@Param('id') id: string, @Body() body: unknown, @CurrentPrincipal() caller: Principal): Promise<{ status: string; duplicate_of: string | null }> {
+    const { of } = parseDuplicateIncidentBody(body);
+    const incident = await this.commands.markDuplicate(id, of, { caller });
+    return { status: incident.status, duplicate_of: incident.duplicateOf ?? null };
   }
 
   private async move(id: string, transition: Transition, caller: Principal): Promise<{ status: string }> {

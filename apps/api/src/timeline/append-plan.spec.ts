@@ -10,6 +10,7 @@ const incident = (status: Incident['status']): Incident => ({ id: 'INC-0000c1a1'
 const lookups = (overrides: Partial<AppendLookups<FingerprintFacts>> = {}): AppendLookups<FingerprintFacts> => ({
   duplicateOf: async () => undefined,
   fingerprint: async () => ({ bound: undefined, boundIncident: undefined }),
+  incident: async () => undefined,
   ...overrides,
 });
 const boundTo = (state: Incident | undefined) => lookups({ fingerprint: async () => ({ bound: 'INC-0000c1a1', boundIncident: state }) });
@@ -57,6 +58,50 @@ describe('planning an append', () => {
     const resolve = event({ type: 'im.alert.resolve', 'im.fingerprint': 'fp' });
     await expect(planAppend(resolve, lookups())).rejects.toThrow(NotFoundError);
     expect((await planAppend(resolve, boundTo(incident('resolved')))).route).toEqual({ kind: 'existing', incidentId: 'INC-0000c1a1' });
+  });
+
+  describe('a fingerprint whose incident is a duplicate', () => {
+    const A = 'INC-0000000a';
+    const B = 'INC-0000000b';
+    const C = 'INC-0000000c';
+    const at = (id: string, status: Incident['status'], duplicateOf?: string): Incident => ({ ...incident(status), id, ...(duplicateOf ? { duplicateOf } : {}) });
+    /** The fingerprint claimed by A; the stored incidents by id. */
+    const stored = (...incidents: Incident[]) =>
+      lookups({
+        fingerprint: async () => ({ bound: A, boundIncident: incidents.find((i) => i.id === A) }),
+        incident: async (id) => incidents.find((i) => i.id === id),
+      });
+    const trigger = event({ type: 'im.alert.trigger', 'im.fingerprint': 'fp' });
+    const resolve = event({ type: 'im.alert.resolve', 'im.fingerprint': 'fp' });
+
+    it('sends its alerts to the incident it duplicates, link after link', async () => {
+      expect((await planAppend(trigger, stored(at(A, 'duplicate', B), at(B, 'acknowledged')))).route).toEqual({ kind: 'join', incidentId: B });
+      expect((await planAppend(trigger, stored(at(A, 'duplicate', B), at(B, 'duplicate', C), at(C, 'open')))).route).toEqual({ kind: 'join', incidentId: C });
+      expect((await planAppend(resolve, stored(at(A, 'duplicate', B), at(B, 'resolved')))).route).toEqual({ kind: 'existing', incidentId: B });
+    });
+
+    it('opens a new incident when the one at the end is over, as for any resolved one', async () => {
+      expect((await planAppend(trigger, stored(at(A, 'duplicate', B), at(B, 'closed')))).route).toEqual({ kind: 'open', claims: 'fp' });
+    });
+
+    it('stops at a loop (two incidents marked duplicates of each other at once) and opens a new incident', async () => {
+      const read = jest.fn();
+      const loop = stored(at(A, 'duplicate', B), at(B, 'duplicate', A));
+      const plan = await planAppend(trigger, { ...loop, incident: (id) => (read(id), loop.incident(id)) });
+      expect(plan.route).toEqual({ kind: 'open', claims: 'fp' });
+      expect(read).toHaveBeenCalledTimes(16);
+    });
+
+    it('treats a canceled incident as a resolved one: a trigger opens a new incident, a resolve is recorded there', async () => {
+      expect((await planAppend(trigger, stored(at(A, 'canceled')))).route).toEqual({ kind: 'open', claims: 'fp' });
+      expect((await planAppend(resolve, stored(at(A, 'canceled')))).route).toEqual({ kind: 'existing', incidentId: A });
+    });
+
+    it('does not hold an alert on an incident that became a duplicate or was canceled while it was routed', () => {
+      const { command } = recording(trigger, A, { kind: 'join', incidentId: A });
+      expect(() => decideRecord(command, at(A, 'duplicate', B))).toThrow(RouteChangedError);
+      expect(() => decideRecord(command, at(A, 'canceled'))).toThrow(RouteChangedError);
+    });
   });
 
   it('needs a subject for any other event, and a well-formed one to open an incident', async () => {

@@ -1,5 +1,15 @@
 import { type CloudEvent, incidentIdOfSubject, incidentSubject, toLedgerEvent } from '@im/cloudevents';
-import { type Duplicate, fingerprintToConsult, type RecordEvent, type Route, routeEvent, type RoutingFacts } from '@im/incidents';
+import {
+  type Duplicate,
+  duplicateLink,
+  fingerprintToConsult,
+  type IncidentState,
+  MAX_DUPLICATE_LINKS,
+  type RecordEvent,
+  type Route,
+  routeEvent,
+  type RoutingFacts,
+} from '@im/incidents';
 
 /** What routing reads of an alert's fingerprint: the incident it is bound to and that incident's state (the real append: with revisions). */
 export type FingerprintFacts = Pick<RoutingFacts, 'bound' | 'boundIncident'>;
@@ -13,6 +23,8 @@ export interface AppendLookups<F extends FingerprintFacts> {
   /** An event recorded under one of these keys, if any. */
   duplicateOf(keys: string[]): Promise<Duplicate | undefined>;
   fingerprint(fingerprint: string): Promise<F>;
+  /** An incident's state (undefined: none, or none the reader may consult). */
+  incident(incidentId: string): Promise<IncidentState>;
 }
 
 /** Where the event goes (the domain's routeEvent), its dedup keys, and what routing read of its fingerprint. */
@@ -48,7 +60,20 @@ export async function planAppend<F extends FingerprintFacts>(event: CloudEvent, 
   const routed = { type: event.type, named: incidentIdOfSubject(event.subject), fingerprint: event['im.fingerprint'] };
   const consulted = duplicate ? undefined : fingerprintToConsult(routed);
   const fingerprint = consulted === undefined ? undefined : await lookups.fingerprint(consulted);
-  return { route: routeEvent(routed, { duplicate, bound: fingerprint?.bound, boundIncident: fingerprint?.boundIncident }), dedupKeys, fingerprint };
+  const target = fingerprint && (await alongDuplicates(fingerprint, lookups));
+  return { route: routeEvent(routed, { duplicate, bound: target?.bound, boundIncident: target?.boundIncident }), dedupKeys, fingerprint };
+}
+
+/** A fingerprint's alerts go past a duplicate to the incident it duplicates, link after link (at most MAX_DUPLICATE_LINKS). */
+async function alongDuplicates({ bound, boundIncident }: FingerprintFacts, lookups: Pick<AppendLookups<FingerprintFacts>, 'incident'>): Promise<FingerprintFacts> {
+  let target = { bound, boundIncident };
+  for (let links = 0; links < MAX_DUPLICATE_LINKS; links++) {
+    const next = duplicateLink(target.boundIncident);
+    const state = next === undefined ? undefined : await lookups.incident(next);
+    if (!state) break;
+    target = { bound: next, boundIncident: state };
+  }
+  return target;
 }
 
 /** The event as stored on the incident it was routed to (its subject names it), and the command that records it there. */

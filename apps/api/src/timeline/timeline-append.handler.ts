@@ -55,6 +55,7 @@ export class TimelineAppendHandler {
       const bound = claims.state;
       return { claims, bound, boundIncident: bound === undefined ? undefined : await this.commands.state(incidentWrites, bound) };
     },
+    incident: (incidentId) => this.commands.state(incidentWrites, incidentId),
   };
 
   constructor(

@@ -9,7 +9,7 @@ import { useLoaded } from './use-loaded';
 
 /** Still being worked on, in the order a responder takes them up; then the finished ones. */
 const ACTIVE = ['open', 'acknowledged', 'mitigated'];
-const FINISHED = ['resolved', 'closed'];
+const FINISHED = ['resolved', 'closed', 'canceled', 'duplicate'];
 const STATUS_CHOICES: [string, string][] = [
   ['', 'Any status'],
   ['active', 'Not resolved yet'],
@@ -107,7 +107,7 @@ export function Incidents({ session }: { session: Session }) {
       <ErrorMessage error={list.error} />
       {list.data === undefined && !list.error && <p aria-live="polite">Loading…</p>}
       {showsActive && <Group title="Being worked on" label="Incidents being worked on" group={list.data?.active} empty="None: no incident matching this is open, acknowledged or mitigated." onMore={() => more('active')} />}
-      {showsFinished && <Group title="Resolved and closed" label="Resolved and closed incidents" group={list.data?.finished} empty="None match." onMore={() => more('finished')} />}
+      {showsFinished && <Group title="Finished" label="Finished incidents: resolved, closed, canceled or duplicate" group={list.data?.finished} empty="None match." onMore={() => more('finished')} />}
     </main>
   );
 }

@@ -42,11 +42,24 @@ export interface Duplicate {
 export interface RoutingFacts {
   /** The event stored before under one of its dedup keys, if any. */
   duplicate?: Duplicate;
-  /** The fingerprint stream's state (see fingerprintToConsult). */
+  /** The incident the fingerprint's alerts go to (see fingerprintToConsult): its stream's claim, followed along duplicate links (duplicateLink). */
   bound: FingerprintState;
-  /** The state of the incident it names. */
+  /** The state of that incident. */
   boundIncident: IncidentState;
 }
+
+/**
+ * The most duplicate links routing follows from a fingerprint's incident.
+ * Marking checks that `of` is no duplicate, so a chain grows only as
+ * incidents it ends at are marked in turn; a loop needs two incidents marked
+ * duplicates of each other at the same moment. Past the bound (or at a link
+ * to an incident that cannot be read) routing stops where it is: a trigger
+ * opens a new incident, as for a resolved one.
+ */
+export const MAX_DUPLICATE_LINKS = 16;
+
+/** Where a duplicate's alerts go: the incident it duplicates. Undefined for any other incident. */
+export const duplicateLink = (state: IncidentState): string | undefined => (state?.status === 'duplicate' ? state.duplicateOf : undefined);
 
 /** Where an event goes (decisions.md, "An event without subject"). */
 export type Route =

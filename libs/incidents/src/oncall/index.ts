@@ -1,3 +1,4 @@
 export * from './schedule';
 export * from './oncall-config';
 export * from './oncall.decider';
+export * from './escalation';

@@ -28,6 +28,8 @@ const SUMMARIES: Record<string, string> = {
   'im.incident.mitigate': 'Incident mitigated',
   'im.incident.resolve': 'Incident resolved',
   'im.incident.close': 'Incident closed',
+  'im.incident.cancel': 'Incident canceled',
+  'im.incident.duplicate': 'Incident marked a duplicate',
   'im.incident.note': 'Note',
   'im.incident.role_assigned': 'Role assigned',
   'im.incident.severity': 'Severity changed',
