@@ -23,9 +23,11 @@ const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_
 interface Figures {
   appendRps: number;
   appendCpuUs: number;
+  appendMainUs: number;
   appendP99: number;
   readRps: number;
   readCpuUs: number;
+  readMainUs: number;
   read32Rps: number;
   read1000Rps: number;
   listRps: number;
@@ -58,9 +60,11 @@ async function measure(checkout: string): Promise<Figures> {
     return {
       appendRps: appends.rps,
       appendCpuUs: appends.cpuUs,
+      appendMainUs: appends.mainUs,
       appendP99: appends.p99,
       readRps: reads.rps,
       readCpuUs: reads.cpuUs,
+      readMainUs: reads.mainUs,
       read32Rps: reads32.rps,
       read1000Rps: reads1000.rps,
       listRps: lists.rps,
@@ -78,7 +82,7 @@ async function main(): Promise<void> {
   const [a, b, pairsArg] = process.argv.slice(2);
   if (!a || !b) throw new Error('usage: builds-compared.ts <checkout A> <checkout B> [pairs]');
   const pairs = Number(pairsArg ?? 4);
-  const keys: (keyof Figures)[] = ['appendRps', 'appendCpuUs', 'appendP99', 'readRps', 'readCpuUs', 'read32Rps', 'read1000Rps', 'listRps'];
+  const keys: (keyof Figures)[] = ['appendRps', 'appendCpuUs', 'appendMainUs', 'appendP99', 'readRps', 'readCpuUs', 'readMainUs', 'read32Rps', 'read1000Rps', 'listRps'];
   const ratios = new Map(keys.map((key) => [key, [] as number[]]));
   for (let pair = 0; pair < pairs; pair++) {
     const aFirst = pair % 2 === 0;

@@ -16,18 +16,22 @@ export function cpuMs(proc: string): number {
 }
 
 /**
- * `run`'s answer with the CPU (all threads, user + system) process `pid` spent
- * per request meanwhile, and the CPU this process (the load generator) spent
- * per request, both in µs.
+ * `run`'s answer with the CPU process `pid` spent per request meanwhile, all
+ * threads (`cpuUs`) and its main thread alone (`mainUs`: the event loop, what
+ * bounds a Node server's rate while the worker threads have time to spare),
+ * and the CPU this process (the load generator) spent per request, all in µs.
  */
-export async function withCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>): Promise<T & { cpuUs: number; clientUs: number }> {
+export async function withCpu<T extends { requests: number }>(pid: number, run: () => Promise<T>): Promise<T & { cpuUs: number; mainUs: number; clientUs: number }> {
+  const perRequest = (ms: number, result: T) => Math.round((ms * 1000) / result.requests);
   const before = cpuMs(`/proc/${pid}`);
+  const mainBefore = cpuMs(`/proc/${pid}/task/${pid}`);
   const own = process.cpuUsage();
   const result = await run();
   const used = process.cpuUsage(own);
   return {
     ...result,
-    cpuUs: Math.round(((cpuMs(`/proc/${pid}`) - before) * 1000) / result.requests),
+    cpuUs: perRequest(cpuMs(`/proc/${pid}`) - before, result),
+    mainUs: perRequest(cpuMs(`/proc/${pid}/task/${pid}`) - mainBefore, result),
     clientUs: Math.round((used.user + used.system) / result.requests),
   };
 }

@@ -90,7 +90,7 @@ async function openEventStore(config: AppConfig, takesAppends: boolean): Promise
     }
     return store;
   }
-  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends }));
+  return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends, checkpointInWorker: takesAppends }));
 }
 
 /**

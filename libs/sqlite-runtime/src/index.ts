@@ -7,6 +7,7 @@
 //   serve.ts          the worker's side of the same
 //   quick-check.ts    quick_check of a file, off the event loop (start-up, GET /api/v1/validate)
 //   ledger-chain.ts   the event store's ledger links, computed while the previous commit syncs
+//   checkpoints.ts    each store file's WAL copied into the file, off the committing connection
 //   index-builds.ts   the indexes that end a bulk load
 //   reads.ts          the read store's lists
 // The adapters open the workers they use (@im/event-store/sqlite, @im/read-models/sqlite);
@@ -15,5 +16,6 @@
 export { startThread } from './worker-thread';
 export { quickCheck } from './quick-check';
 export { LedgerChainWorker } from './ledger-chain';
+export { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './checkpoints';
 export { type BulkLoadSettings, buildIndexesInWorker } from './index-builds';
 export { BackgroundReads, type RowShape } from './reads';

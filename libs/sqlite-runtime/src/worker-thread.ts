@@ -5,7 +5,7 @@ import { type Numbered, type ServingWorkerMessage, STOP, type SqliteWorkerError 
 /** The main thread's side of the workers: how one starts, and the two ways it is asked (once, or request by request). */
 
 /** The workers, one file each: `workers/<name>.worker.ts`. */
-export type WorkerName = 'index-builds' | 'ledger-chain' | 'quick-check' | 'reads';
+export type WorkerName = 'checkpoints' | 'index-builds' | 'ledger-chain' | 'quick-check' | 'reads';
 
 /**
  * Starts the module `path` (without its extension) in a thread of its own.

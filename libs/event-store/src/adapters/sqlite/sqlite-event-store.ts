@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
-import { LedgerChainWorker, quickCheck } from '@im/sqlite-runtime';
+import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES, LedgerChainWorker, quickCheck } from '@im/sqlite-runtime';
 import {
   type AppendOptions,
   type AppendResult,
@@ -82,6 +82,12 @@ export interface SqliteEventStoreOptions {
    * append's transaction.
    */
   chainInWorker?: boolean;
+  /**
+   * Checkpoints the WAL in a worker thread (@im/sqlite-runtime's
+   * BackgroundCheckpoints), not inside the commit that crosses SQLite's
+   * threshold: the api's store, with `chainInWorker`.
+   */
+  checkpointInWorker?: boolean;
 }
 
 /**
@@ -114,6 +120,7 @@ export class SqliteEventStore implements EventStore {
   /** The flush under way (chaining, transaction, sync); one at a time. */
   private flushing: Promise<void> | undefined;
   private readonly chainWorker: LedgerChainWorker | undefined;
+  private readonly checkpoints: BackgroundCheckpoints | undefined;
   /** The chain tips of streams this process appended to, newest last. */
   private readonly chainTips = new Map<string, ChainTip>();
   /** The sync in flight and the first position it covers; followers read below that position. */
@@ -216,6 +223,8 @@ export class SqliteEventStore implements EventStore {
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
     this.chainWorker = options.chainInWorker ? LedgerChainWorker.start() : undefined;
+    if (options.checkpointInWorker) this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+    this.checkpoints = options.checkpointInWorker ? BackgroundCheckpoints.start(file) : undefined;
   }
 
   append(
@@ -538,6 +547,7 @@ export class SqliteEventStore implements EventStore {
       await (this.flushing ?? this.syncing?.done.catch(() => undefined));
     }
     await this.chainWorker?.stop();
+    await this.checkpoints?.stop();
     closeSync(this.walFd);
     this.db.close();
   }

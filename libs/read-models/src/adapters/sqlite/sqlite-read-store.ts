@@ -18,7 +18,7 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-import { BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
+import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, FALLBACK_CHECKPOINT_PAGES, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
@@ -51,9 +51,9 @@ export interface SqliteReadStoreOptions {
   /**
    * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
    * incident lists, loads of incidents by id and timeline pages on a
-   * read-only connection of their own (started with the first such read), and
-   * the indexes that end a bulk load. Without (most tests), all runs on the
-   * store's connection.
+   * read-only connection of their own (started with the first such read), the
+   * indexes that end a bulk load, and the WAL's checkpoints. Without (most
+   * tests), all runs on the store's connection.
    */
   workers?: boolean;
   /** In place of the reads' worker `workers` opens: a test's, which watches or replaces it. */
@@ -84,15 +84,15 @@ class ListReads {
 }
 
 /**
- * Timeline reads of up to this many rows, a page of 50 and the row read past
- * it to tell whether another follows, are read in the background: 50-row
- * pages at 32 connections answered 1.39 times as fast there, at 0.54 of the
- * main thread's CPU; 1,000-row pages (and exports) 0.53 (8 connections) and
- * 0.69 (1 connection) times as fast, their rows copied across threads
- * costing more than the statement saves (docs/benchmarks.md, "SQLite
- * runtime: what each worker earns").
+ * Timeline reads of up to this many rows (a phone's quick timeline, small
+ * pages) are read in the background; larger ones in place. 50-row pages in
+ * the worker took 1.35 times the CPU and ran 0.78 times as fast at 8
+ * connections (level at 32), and 1,000-row pages and exports 0.53 (8
+ * connections) and 0.69 (1 connection) times as fast: their rows copied
+ * across threads cost more than the statement saves (docs/benchmarks.md,
+ * "SQLite runtime: what each worker earns").
  */
-const BACKGROUND_PAGE_ROWS = 51;
+const BACKGROUND_PAGE_ROWS = 20;
 
 export class SqliteReadStore implements ReadStore {
   /** What SQLite's quick_check finds wrong with a store's file, empty when it is sound (read from disk, off the event loop: quickCheck). */
@@ -106,6 +106,7 @@ export class SqliteReadStore implements ReadStore {
   private readonly collections: Map<string, SqliteCollection>;
   private readonly buildIndexes: ((statements: string[], settings: BulkLoadSettings) => Promise<void>) | undefined;
   private readonly backgroundReads: SqliteBackgroundReads | undefined;
+  private readonly checkpoints: BackgroundCheckpoints | undefined;
   private readonly writes: SqliteWrites;
   readonly incidents: IncidentQueries;
   readonly timeline: TimelineQueries;
@@ -133,6 +134,7 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('busy_timeout = 5000');
     this.buildIndexes = workers ? (statements, settings) => buildIndexesInWorker(file, statements, settings) : undefined;
     this.backgroundReads = backgroundReads;
+    if (workers) this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -141,6 +143,8 @@ export class SqliteReadStore implements ReadStore {
     );`);
     this.collections = new Map(projections.map((projection) => [projection.name, new SqliteCollection(this.db, projection)]));
     this.collections.forEach((collection) => collection.sync());
+    // Once the file exists with its WAL (the worker opens it as it is).
+    this.checkpoints = workers ? BackgroundCheckpoints.start(file) : undefined;
     this.selectCheckpoint = this.db
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
@@ -276,6 +280,7 @@ export class SqliteReadStore implements ReadStore {
 
   async close(): Promise<void> {
     await this.backgroundReads?.close();
+    await this.checkpoints?.stop();
     if (this.db.open) this.db.close();
   }
 
