@@ -12,6 +12,7 @@ import { contentModes } from './content-modes.bench';
 import { incidentWrites } from './incidents.bench';
 import { liveDelivery } from './live-delivery.bench';
 import { memory } from './memory.bench';
+import { oncallAnswers } from './oncall.bench';
 import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
@@ -30,6 +31,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'webhook-delivery': webhookDelivery,
   'live-delivery': liveDelivery,
   'ledger-verify': ledgerVerify,
+  oncall: oncallAnswers,
   memory,
 };
 
