@@ -67,21 +67,26 @@ const NAV: [string, string][] = [
   ['/mine', 'My incidents'],
   ['/declare', 'Declare'],
   ['/oncall', 'On call'],
-  ['/settings', 'Settings'],
 ];
+
+const current = (path: string, href: string) => (path === href || (href !== '/' && path.startsWith(`${href}/`)) ? 'page' : undefined);
 
 function Header({ session, path }: { session: Session; path: string }) {
   return (
     <header class="top">
-      <nav aria-label="Main">
+      <nav class="main-nav" aria-label="Main">
         {NAV.map(([href, text]) => (
-          <a key={href} href={href} aria-current={path === href || (href !== '/' && path.startsWith(`${href}/`)) ? 'page' : undefined}>
+          <a key={href} href={href} aria-current={current(path, href)}>
             {text}
           </a>
         ))}
       </nav>
       <LinkIndicator />
-      <p class="who">
+      {/* One's own settings beside one's name: the main links stay on one line of a 390-px phone. */}
+      <nav class="who" aria-label="Account">
+        <a href="/settings" aria-current={current(path, '/settings')}>
+          Settings
+        </a>
         <span>{session.sub}</span>
         <button
           type="button"
@@ -93,7 +98,7 @@ function Header({ session, path }: { session: Session; path: string }) {
         >
           Sign out
         </button>
-      </p>
+      </nav>
     </header>
   );
 }
