@@ -320,10 +320,14 @@ export function NewSchedule({ session }: { session: Session }) {
 /** One schedule: the picture of its next two weeks, its overrides, and its layers (to edit, for an oncall.admin). */
 export function SchedulePage({ session, id }: { session: Session; id: string }) {
   const [revision, setRevision] = useState(0);
-  const loaded = useLoaded(() => readSchedule(session.token, id), `${session.token}|${id}|${revision}`);
+  // Read again in place after a change (reload, not a new key): the forms below keep what they say.
+  const loaded = useLoaded(() => readSchedule(session.token, id), `${session.token}|${id}`);
   const [error, setError] = useState<unknown>(null);
   const schedule = loaded.data;
-  const changed = () => setRevision((n) => n + 1);
+  const changed = () => {
+    loaded.reload();
+    setRevision((n) => n + 1);
+  };
   const remove = async () => {
     try {
       await deleteSchedule(session.token, id);
