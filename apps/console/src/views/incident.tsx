@@ -54,13 +54,19 @@ function noMoveReason(incident: IncidentView, writer: boolean): string {
  */
 const fromPage = () => new URLSearchParams(location.search).get('ack') === '1';
 
-/** The next steps of the lifecycle, first on the page; each asks first (a page's link acknowledges with one tap). */
+/**
+ * The next steps of the lifecycle, first on the page; each asks first in a
+ * modal dialog, which the keyboard and screen readers handle natively (and
+ * which stays open when the incident moves meanwhile: the refusal then says
+ * why). From a page's link, the tap on Acknowledge is the confirmation.
+ */
 function Lifecycle({ session, incident, actions, onDone }: { session: Session; incident: IncidentView; actions: Action[]; onDone: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const [asked, setAsked] = useState<(typeof MOVES)[number] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [oneTapAck] = useState(fromPage);
   const moves = possibleMoves(incident, actions, canWrite(session));
   const run = async (move: Move) => {
-    setError(null);
     try {
       await carryOut(session, incident.id, move);
       if (move === 'ack' && oneTapAck) navigate(`/incidents/${encodeURIComponent(incident.id)}`, true);
@@ -69,6 +75,16 @@ function Lifecycle({ session, incident, actions, onDone }: { session: Session; i
     }
     onDone();
   };
+  const ask = (choice: (typeof MOVES)[number]) => {
+    setError(null);
+    if (choice.move === 'ack' && oneTapAck) return void run('ack');
+    setAsked(choice);
+    dialog.current?.showModal();
+  };
+  const confirm = async () => {
+    dialog.current?.close();
+    if (asked) await run(asked.move);
+  };
   return (
     <section aria-labelledby="lifecycle-heading" class="next-steps">
       <h2 id="lifecycle-heading">Next step</h2>
@@ -76,26 +92,28 @@ function Lifecycle({ session, incident, actions, onDone }: { session: Session; i
         <p class="muted">{noMoveReason(incident, canWrite(session))}</p>
       ) : (
         <div class="actions">
-          {moves.map((choice, i) =>
-            choice.move === 'ack' && oneTapAck ? (
-              <button type="button" key={choice.move} onClick={() => run('ack')}>
-                {choice.label}
-              </button>
-            ) : (
-              <ConfirmButton
-                key={choice.move}
-                label={choice.label}
-                secondary={i > 0}
-                question={`${choice.label} this incident?`}
-                detail={`${incident.id} “${incident.title}” is ${statusLabel(incident.status)}. Everyone following it will see it ${choice.done}.`}
-                yes={`Yes, ${choice.label.toLowerCase()}`}
-                onConfirm={() => run(choice.move)}
-              />
-            ),
-          )}
+          {moves.map((choice, i) => (
+            <button type="button" key={choice.move} class={i === 0 ? '' : 'secondary'} onClick={() => ask(choice)}>
+              {choice.label}
+            </button>
+          ))}
         </div>
       )}
       <ErrorMessage error={error} />
+      <dialog ref={dialog} aria-labelledby="confirm-heading">
+        <h2 id="confirm-heading">{asked?.label} this incident?</h2>
+        <p>
+          {incident.id} “{incident.title}” is {statusLabel(incident.status)}. Everyone following it will see it {asked?.done}.
+        </p>
+        <div class="actions">
+          <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
+            Cancel
+          </button>
+          <button type="button" onClick={confirm}>
+            Yes, {asked?.label.toLowerCase()}
+          </button>
+        </div>
+      </dialog>
     </section>
   );
 }
