@@ -14,7 +14,7 @@ describe('the console as the api serves it', () => {
   afterAll(() => t.close());
 
   it('serves index.html at / and at each console path (the GraphQL playground too), compressed, with a CSP that allows only this origin', async () => {
-    for (const path of ['/', '/mine', '/declare', '/settings', '/incidents/INC-0000abcd', '/signin/callback', '/graphql/playground']) {
+    for (const path of ['/', '/mine', '/declare', '/settings', '/incidents/INC-0000abcd', '/signin/callback', '/graphql/playground', '/oncall', '/oncall/services', '/oncall/policies', '/oncall/schedules/new', '/oncall/schedules/3f9c2a7e5b1d8c04']) {
       const page = await t.http().get(path).set('accept-encoding', 'gzip');
       expect(page.status).toBe(200);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

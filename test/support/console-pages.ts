@@ -19,7 +19,7 @@ export async function signedIn(browser: Browser, baseURL: string, person: Person
   await page.goto('/');
   await page.getByLabel('User').fill(person.sub);
   const roles = person.roles ?? ['timeline.writer', 'timeline.reader', 'timeline.exporter'];
-  for (const role of ['timeline.writer', 'timeline.reader', 'timeline.exporter', 'incidents.admin', 'integrations.admin']) {
+  for (const role of ['timeline.writer', 'timeline.reader', 'timeline.exporter', 'incidents.admin', 'integrations.admin', 'oncall.admin']) {
     await page.getByRole('checkbox', { name: role }).setChecked(roles.includes(role));
   }
   await page.getByLabel('Clearance').selectOption(person.clearance ?? 'internal');

@@ -10,6 +10,7 @@ import { Declare } from './views/declare';
 import { IncidentPage } from './views/incident';
 import { Incidents } from './views/incidents';
 import { MyIncidents } from './views/my-incidents';
+import { OnCall } from './views/oncall';
 import { Settings } from './views/settings';
 import { SignIn } from './views/sign-in';
 
@@ -33,17 +34,29 @@ function LinkIndicator() {
 /** Served by the api in development only (apps/api/src/graphql/playground.controller.ts). */
 const PLAYGROUND_PATH = '/graphql/playground';
 
-/** The playground's code (and the graphql package it uses) is loaded only when it is opened, keeping the console's first load small. */
-function LazyPlayground({ session }: { session: Session }) {
-  const [view, setView] = useState<((props: { session: Session }) => preact.JSX.Element) | null>(null);
+type ViewProps = { session: Session; id: string };
+type LazyView = { title: string; load: () => Promise<(props: ViewProps) => preact.JSX.Element> };
+
+/**
+ * Views used by few (the GraphQL playground and the graphql package it uses;
+ * the on-call configuration) are loaded when opened, keeping the console's first load small.
+ */
+const PLAYGROUND: LazyView = { title: 'GraphQL playground', load: () => import('./views/playground').then((module) => module.Playground) };
+const SERVICES: LazyView = { title: 'Services', load: () => import('./views/services').then((module) => module.ServicesPage) };
+const POLICIES: LazyView = { title: 'Escalation policies', load: () => import('./views/policies').then((module) => module.PoliciesPage) };
+const NEW_SCHEDULE: LazyView = { title: 'New schedule', load: () => import('./views/schedule').then((module) => module.NewSchedule) };
+const SCHEDULE: LazyView = { title: 'Schedule', load: () => import('./views/schedule').then((module) => module.SchedulePage) };
+
+function Lazy({ view, ...props }: ViewProps & { view: LazyView }) {
+  const [loaded, setLoaded] = useState<((props: ViewProps) => preact.JSX.Element) | null>(null);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
-    import('./views/playground').then((module) => setView(() => module.Playground), setError);
-  }, []);
-  if (view) return h(view, { session });
+    view.load().then((component) => setLoaded(() => component), setError);
+  }, [view]);
+  if (loaded) return h(loaded, props);
   return (
     <main id="main">
-      <h1>GraphQL playground</h1>
+      <h1>{view.title}</h1>
       {error ? <p class="error">{describeError(error)}</p> : <p aria-live="polite">Loading…</p>}
     </main>
   );
@@ -53,21 +66,27 @@ const NAV: [string, string][] = [
   ['/', 'Incidents'],
   ['/mine', 'My incidents'],
   ['/declare', 'Declare'],
-  ['/settings', 'Settings'],
+  ['/oncall', 'On call'],
 ];
+
+const current = (path: string, href: string) => (path === href || (href !== '/' && path.startsWith(`${href}/`)) ? 'page' : undefined);
 
 function Header({ session, path }: { session: Session; path: string }) {
   return (
     <header class="top">
-      <nav aria-label="Main">
+      <nav class="main-nav" aria-label="Main">
         {NAV.map(([href, text]) => (
-          <a key={href} href={href} aria-current={path === href ? 'page' : undefined}>
+          <a key={href} href={href} aria-current={current(path, href)}>
             {text}
           </a>
         ))}
       </nav>
       <LinkIndicator />
-      <p class="who">
+      {/* One's own settings beside one's name: the main links stay on one line of a 390-px phone. */}
+      <nav class="who" aria-label="Account">
+        <a href="/settings" aria-current={current(path, '/settings')}>
+          Settings
+        </a>
         <span>{session.sub}</span>
         <button
           type="button"
@@ -79,7 +98,7 @@ function Header({ session, path }: { session: Session; path: string }) {
         >
           Sign out
         </button>
-      </p>
+      </nav>
     </header>
   );
 }
@@ -90,7 +109,13 @@ function View({ session, path }: { session: Session; path: string }) {
   if (path === '/declare') return <Declare session={session} />;
   if (path === '/settings') return <Settings session={session} />;
   if (path === '/mine') return <MyIncidents session={session} />;
-  if (path === PLAYGROUND_PATH) return <LazyPlayground session={session} />;
+  if (path === '/oncall') return <OnCall session={session} />;
+  const schedule = /^\/oncall\/schedules\/([^/]+)$/.exec(path);
+  const lazy = (view: LazyView, id = '') => <Lazy key={path} view={view} session={session} id={id} />;
+  if (schedule) return schedule[1] === 'new' ? lazy(NEW_SCHEDULE) : lazy(SCHEDULE, decodeURIComponent(schedule[1]));
+  if (path === '/oncall/services') return lazy(SERVICES);
+  if (path === '/oncall/policies') return lazy(POLICIES);
+  if (path === PLAYGROUND_PATH) return lazy(PLAYGROUND);
   return <Incidents session={session} />;
 }
 
@@ -105,7 +130,7 @@ export function App() {
   }, []);
   useEffect(() => {
     if (path !== CALLBACK_PATH || !settings?.oidc) return;
-    finishOidcSignIn(settings.oidc).then(() => navigate('/', true), setError);
+    finishOidcSignIn(settings.oidc).then((back) => navigate(back, true), setError);
   }, [path, settings]);
 
   if (error) {

@@ -26,12 +26,19 @@ async function userManager(oidc: Oidc) {
   });
 }
 
+/** Signs in, then comes back to this page (a page's link to acknowledge survives the sign-in). */
 export async function startOidcSignIn(oidc: Oidc): Promise<void> {
-  await (await userManager(oidc)).signinRedirect();
+  await (await userManager(oidc)).signinRedirect({ state: location.pathname + location.search });
 }
 
-/** Back from the provider: exchanges the code (with the PKCE verifier) for tokens, and signs in with the access token. */
-export async function finishOidcSignIn(oidc: Oidc): Promise<void> {
+/**
+ * Back from the provider: exchanges the code (with the PKCE verifier) for
+ * tokens, signs in with the access token, and answers the console path sign-in
+ * started from (this origin's only).
+ */
+export async function finishOidcSignIn(oidc: Oidc): Promise<string> {
   const user = await (await userManager(oidc)).signinRedirectCallback();
   setSession(sessionFromToken(user.access_token, 'oidc'));
+  const back = user.state;
+  return typeof back === 'string' && back.startsWith('/') && !back.startsWith('//') ? back : '/';
 }

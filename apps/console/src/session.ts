@@ -64,3 +64,5 @@ export function useSession(): Session | null {
 export const canWrite = (session: Session) => session.roles.includes('timeline.writer');
 export const canReadTimeline = (session: Session) => session.roles.includes('timeline.reader');
 export const canExport = (session: Session) => session.roles.includes('timeline.exporter');
+/** Editing services, schedules and policies, and anyone's overrides (the api decides; the console only offers what will work). */
+export const canAdminOnCall = (session: Session) => session.roles.includes('oncall.admin');

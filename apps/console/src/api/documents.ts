@@ -85,4 +85,53 @@ export const UPDATE_NOTIFICATION_SETTINGS = operation<
   { input: Partial<Omit<NotificationSettings, 'id'>> }
 >(`mutation UpdateNotificationSettings($input: NotificationPreferencesInput!) { updateNotificationSettings(input: $input) { ${SETTINGS_FIELDS} } }`);
 
-export const ALL_OPERATIONS = [MY_INCIDENTS, INCIDENT_PAGE, DECLARE_INCIDENT, ADD_NOTE, ASSIGN_ROLE, ACK_INCIDENT, NOTIFICATION_SETTINGS, UPDATE_NOTIFICATION_SETTINGS];
+export const CANCEL_INCIDENT = operation<{ cancelIncident: { status: Status } }, { incidentId: string }>(
+  `mutation CancelIncident($incidentId: ID!) { cancelIncident(incidentId: $incidentId) { status } }`,
+);
+
+export const MARK_DUPLICATE = operation<{ markDuplicate: { status: Status } }, { incidentId: string; of: string }>(
+  `mutation MarkDuplicate($incidentId: ID!, $of: ID!) { markDuplicate(incidentId: $incidentId, of: $of) { status } }`,
+);
+
+export interface OnCallShift {
+  scheduleId: string;
+  scheduleName: string;
+  start: string;
+  end: string;
+}
+
+export const MY_ON_CALL = operation<{ myOnCall: OnCallShift[] }>(`query MyOnCall { myOnCall { scheduleId scheduleName start end } }`);
+
+export interface EscalationState {
+  policyName: string;
+  step: number;
+  round: number;
+  nextEscalationAt: string | null;
+  exhausted: boolean;
+  paged: string[];
+}
+
+/** Read apart from INCIDENT_PAGE: the incident page stands even where escalation cannot be read. */
+export const INCIDENT_ESCALATION = operation<{ incidentStatus: { id: string; escalation: EscalationState | null } | null }, { id: string }>(
+  `query IncidentEscalation($id: ID!) { incidentStatus(id: $id) { id escalation { policyName step round nextEscalationAt exhausted paged } } }`,
+);
+
+export const ESCALATE_INCIDENT = operation<{ escalateIncident: { status: Status } }, { incidentId: string }>(
+  `mutation EscalateIncident($incidentId: ID!) { escalateIncident(incidentId: $incidentId) { status } }`,
+);
+
+export const ALL_OPERATIONS = [
+  MY_INCIDENTS,
+  INCIDENT_PAGE,
+  DECLARE_INCIDENT,
+  ADD_NOTE,
+  ASSIGN_ROLE,
+  ACK_INCIDENT,
+  NOTIFICATION_SETTINGS,
+  UPDATE_NOTIFICATION_SETTINGS,
+  CANCEL_INCIDENT,
+  MARK_DUPLICATE,
+  MY_ON_CALL,
+  INCIDENT_ESCALATION,
+  ESCALATE_INCIDENT,
+];

@@ -10,6 +10,8 @@ export class ApiError extends Error {
 
 const CODE_STATUS: Record<string, number> = {
   BAD_USER_INPUT: 400,
+  // An operation the server's schema does not have (a console ahead of its api): said in words, not as a server fault.
+  GRAPHQL_VALIDATION_FAILED: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

@@ -120,6 +120,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/incidents/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel (lifecycle table in docs/api.md); a repeat is 200 with no change */
+        post: operations["IncidentsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mark a duplicate of `of` (from open, acknowledged or mitigated; ends paging, and the fingerprint's alerts go to `of`); the same `of` again is 200 with no change */
+        post: operations["IncidentsController_duplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timeline/events": {
         parameters: {
             query?: never;
@@ -131,7 +165,7 @@ export interface paths {
         put?: never;
         /**
          * Append CloudEvents in any content mode of the HTTP binding (idempotent on source + im.origin_id and source + id); needs timeline.writer
-         * @description Structured mode: one event as JSON (`application/cloudevents+json`, or `application/json` without `ce-specversion`). Binary mode: any other Content-Type (application/json included) with a `ce-specversion` header; attributes in percent-decoded `ce-<name>` headers, datacontenttype from Content-Type, the body is the data (a JSON body must be an object; any other is stored as data_base64). Batched mode (`application/cloudevents-batch+json`): a JSON array of at most 1000 structured events, answered 200 with one result per event. The spec-legal names imactor, imoriginid, imcorrelationkey, imfingerprint, imdataclass and imvisibility mean the im.* attributes.
+         * @description Structured mode: one event as JSON (`application/cloudevents+json`, or `application/json` without `ce-specversion`). Binary mode: any other Content-Type (application/json included) with a `ce-specversion` header; attributes in percent-decoded `ce-<name>` headers, datacontenttype from Content-Type, the body is the data (a JSON body must be an object; any other is stored as data_base64). Batched mode (`application/cloudevents-batch+json`): a JSON array of at most 1000 structured events, answered 200 with one result per event. The spec-legal names imactor, imoriginid, imcorrelationkey, imfingerprint, imdataclass and imvisibility mean the im.* attributes. Every event records its sender (the caller); im.actor may name someone else only with role timeline.relay (403 otherwise).
          */
         post: operations["TimelineController_append"];
         delete?: never;
@@ -198,8 +232,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The whole timeline as the caller may see it: JSON CloudEvents or Markdown; needs timeline.exporter */
+        /**
+         * The whole timeline as the caller may see it: JSON CloudEvents, Markdown, or the verifiable ledger bundle; needs timeline.exporter
+         * @description Each JSON event carries `im.ledger`, its link in the caller's chain (their clearance). `format=ledger` answers the bundle `npm run verify` checks; Markdown ends with the signed head.
+         */
         get: operations["TimelineController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/timeline/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recomputes the caller's chain of the incident from the stored events: intact, or the first event that breaks it; needs timeline.exporter */
+        get: operations["TimelineController_verify"];
         put?: never;
         post?: never;
         delete?: never;
@@ -289,6 +343,312 @@ export interface paths {
         post?: never;
         /** Revoke a key: refused (401) from the next request on; revoking again is 204 too; needs integrations.admin */
         delete: operations["IntegrationKeysController_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every webhook registration, oldest first; never the secret; needs webhooks.admin */
+        get: operations["WebhooksController_list"];
+        put?: never;
+        /** Register a webhook: the events appended from now on are sent to it, signed (Standard Webhooks); needs webhooks.admin */
+        post: operations["WebhooksController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook registration, without its secret; needs webhooks.admin */
+        get: operations["WebhooksController_get"];
+        put?: never;
+        post?: never;
+        /** Remove a webhook registration: deliveries stop; needs webhooks.admin */
+        delete: operations["WebhooksController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The delivery log: one entry per attempt, newest first (the latest 100); needs webhooks.admin */
+        get: operations["WebhooksController_listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send that delivery's event again, with the same webhook-id; needs webhooks.admin */
+        post: operations["WebhooksController_retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every change of an incident the caller may see, as server-sent events, live and resumable
+         * @description `id: <cursor>`, `event: incident`, `data: <the incident, as GET /api/v1/incidents/{id} answers once the change is applied>`. Only an event that changes the incident sends it; one that leaves it as it was (a note, for one) sends nothing. When the bearer token expires, `event: error` with `{error, status: 401}`, then the stream closes.
+         */
+        get: operations["LiveController_incidentStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/incidents/{id}/timeline/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An incident's timeline as server-sent events, live and resumable; needs timeline.reader
+         * @description Each event the caller may see, redacted as a read would show it: `id: <cursor>`, `event: timeline`, `data: <the timeline event as read>`. Without Last-Event-ID or `after`, only events appended after the stream opened. A comment line at least every 15 s. If the policy decision point becomes unavailable, `event: error` with `{error, status: 503}`, then the stream closes; when the bearer token expires, `event: error` with `{error, status: 401}`, then it closes (reconnect with a fresh token and Last-Event-ID).
+         */
+        get: operations["LiveController_timelineStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/vapid-public-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The VAPID public key (RFC 8292): a browser's pushManager.subscribe takes it as applicationServerKey; no token needed */
+        get: operations["NotificationsController_vapidPublicKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every service, oldest first */
+        get: operations["ServicesController_list"];
+        put?: never;
+        /** Create a service; needs oncall.admin */
+        post: operations["ServicesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One service */
+        get: operations["ServicesController_get"];
+        /** Replace a service's name, description and escalation policy; needs oncall.admin */
+        put: operations["ServicesController_update"];
+        post?: never;
+        /** Delete a service (409 while an unresolved incident belongs to it); needs oncall.admin */
+        delete: operations["ServicesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/escalation-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every escalation policy, oldest first */
+        get: operations["EscalationPoliciesController_list"];
+        put?: never;
+        /** Create an escalation policy; needs oncall.admin */
+        post: operations["EscalationPoliciesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/escalation-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One escalation policy */
+        get: operations["EscalationPoliciesController_get"];
+        /** Replace an escalation policy's name, steps and repeat; needs oncall.admin */
+        put: operations["EscalationPoliciesController_update"];
+        post?: never;
+        /** Delete an escalation policy (409 while a service names it); needs oncall.admin */
+        delete: operations["EscalationPoliciesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every schedule with its overrides, oldest first */
+        get: operations["SchedulesController_list"];
+        put?: never;
+        /** Create a schedule; needs oncall.admin */
+        post: operations["SchedulesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One schedule with its overrides */
+        get: operations["SchedulesController_get"];
+        /** Replace a schedule's name, zone and layers (its overrides stay); needs oncall.admin */
+        put: operations["SchedulesController_update"];
+        post?: never;
+        /** Delete a schedule (409 while an escalation policy names it); needs oncall.admin */
+        delete: operations["SchedulesController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}/overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hand a stretch of the schedule to a user: oncall.admin for anyone, anyone for themself */
+        post: operations["SchedulesController_createOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}/overrides/{override_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete an override: oncall.admin for anyone's, anyone for their own */
+        delete: operations["SchedulesController_removeOverride"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}/oncall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who is on call at a time (now by default) */
+        get: operations["SchedulesController_onCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/schedules/{id}/shifts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The final schedule over a window (from now and a week on by default; at most 93 days): one entry per uninterrupted stretch of one user */
+        get: operations["SchedulesController_shifts"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -576,6 +936,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Ed25519 keys that sign ledger heads (JWK set): the active one and every retired one; no authentication */
+        get: operations["LedgerController_keysSet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -588,13 +965,15 @@ export interface components {
             /** @enum {unknown} */
             severity: "SEV-1" | "SEV-2" | "SEV-3" | "SEV-4";
             /** @enum {unknown} */
-            status: "open" | "acknowledged" | "mitigated" | "resolved" | "closed";
+            status: "open" | "acknowledged" | "mitigated" | "resolved" | "closed" | "canceled" | "duplicate";
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
             /** @description How many of its alerts (distinct fingerprints) are firing now; an alert resolving does not resolve the incident */
             alerts_firing: number;
+            /** @description Only on a duplicate: the incident it duplicates, where its alerts go */
+            duplicate_of?: string;
         };
         /** CreateIncident */
         CreateIncident: {
@@ -603,6 +982,8 @@ export interface components {
             /** @enum {unknown} */
             severity: "SEV-1" | "SEV-2" | "SEV-3" | "SEV-4";
             description?: string;
+            /** @description public, internal, restricted or confidential: recorded as im.visibility, and the incident is withheld from callers whose clearance ranks below it. At most the caller's own clearance (403 above it). Absent or null: seen by everyone who may use the incident endpoints */
+            visibility?: string;
         };
         /** Timeline event (CloudEvents v1.0, structured JSON) */
         CloudEvent: {
@@ -692,7 +1073,7 @@ export interface components {
             PROJECTOR: "embedded" | "external";
             /** @default 5000 */
             PROJECTION_WAIT_MS: number;
-            /** @description HS256 secret; required in production unless JWT_JWKS_URL is set */
+            /** @description HS256 secret; required in production unless JWT_JWKS_URL is set. Production refuses the development secret here, in CURSOR_SECRET and in WEBHOOK_SECRET_KEY */
             JWT_SECRET?: string;
             /**
              * Format: uri
@@ -726,6 +1107,13 @@ export interface components {
             WAR_ROOM_URL?: string;
             /** @description The web console's OpenID Connect client id at JWT_ISSUER (authorization code with PKCE); unset: no production sign-in */
             CONSOLE_OIDC_CLIENT_ID?: string;
+            /** @description Ed25519 private key (PKCS#8 PEM, or a path to one) that signs ledger heads; a restart with a new one rotates (the old stays published as retired). Default: a key generated into DATA_DIR/ledger-signing-key.pem */
+            LEDGER_SIGNING_KEY?: string;
+            /**
+             * @description How often the heads of the chains that changed are signed into DATA_DIR/ledger-heads.jsonl
+             * @default 60000
+             */
+            LEDGER_HEAD_INTERVAL_MS: number;
             /** @description Comma-separated browser origins allowed to call the API, e.g. https://app.example.com; none by default */
             CORS_ORIGINS?: string;
             /**
@@ -734,10 +1122,105 @@ export interface components {
              */
             REQUEST_TIMEOUT_MS: number;
             /**
+             * @description Time for a request's headers to arrive (or REQUEST_TIMEOUT_MS, if shorter); slower clients get 408
+             * @default 10000
+             */
+            HEADERS_TIMEOUT_MS: number;
+            /**
              * @description On SIGTERM, time for in-flight requests to finish
              * @default 10000
              */
             SHUTDOWN_GRACE_MS: number;
+            /**
+             * @description A webhook delivery must be answered (2xx) within this time
+             * @default 10000
+             */
+            WEBHOOK_TIMEOUT_MS: number;
+            /**
+             * @description How long a failed webhook delivery is retried (5 s, doubling, ±20 % jitter)
+             * @default 24
+             */
+            WEBHOOK_RETRY_HOURS: number;
+            /**
+             * @description The first retry delay (for tests; the contract is 5 s)
+             * @default 5000
+             */
+            WEBHOOK_RETRY_INITIAL_MS: number;
+            /**
+             * @description Keep-alive connections per webhook registration (deliveries go one at a time; manual re-sends beside them)
+             * @default 4
+             */
+            WEBHOOK_CONNECTIONS: number;
+            /**
+             * @description true: webhooks may target loopback, private and link-local addresses (development and tests only)
+             * @default false
+             * @enum {unknown}
+             */
+            WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" | "false";
+            /** @description Seals webhook signing secrets at rest; the same value on the api and apps/projector. Default: a key generated into DATA_DIR/webhook-secret.key */
+            WEBHOOK_SECRET_KEY?: string;
+            /**
+             * @description Events a live subscriber (SSE, GraphQL subscription) may fall behind by before it is disconnected; it resumes with its last cursor
+             * @default 500
+             */
+            LIVE_QUEUE_LIMIT: number;
+            /**
+             * @description The longest an idle live stream stays quiet: it sends a comment line a tenth of this earlier, by at most 1 s
+             * @default 15000
+             */
+            LIVE_HEARTBEAT_MS: number;
+            /**
+             * @description The server pings a graphql-ws socket this often and drops it when no pong came by the next ping
+             * @default 12000
+             */
+            GRAPHQL_WS_PING_MS: number;
+            /** @description Mail for notifications, e.g. smtp://user:password@mail.example.com:587 (smtps:// for TLS from the start); unset: no mail is sent */
+            SMTP_URL?: string;
+            /**
+             * @description The From of notification mail
+             * @default Incident service <incidents@localhost>
+             */
+            NOTIFY_FROM: string;
+            /**
+             * Format: uri
+             * @description Where responders open the console; notifications link to <CONSOLE_URL>/incidents/<id>. Default http://localhost:<PORT>
+             */
+            CONSOLE_URL?: string;
+            /** @description Web Push (RFC 8292) public key, base64url; with VAPID_PRIVATE_KEY. Default: a pair generated into DATA_DIR/vapid-keys.json */
+            VAPID_PUBLIC_KEY?: string;
+            /** @description Web Push private key, base64url; the same on the api and apps/projector */
+            VAPID_PRIVATE_KEY?: string;
+            /**
+             * @description mailto: or https: URL push services can reach the operator at
+             * @default mailto:incidents@localhost
+             */
+            VAPID_SUBJECT: string;
+            /**
+             * @description Time for an SMTP server or push service to answer
+             * @default 10000
+             */
+            NOTIFY_TIMEOUT_MS: number;
+            /**
+             * @description How long a failed notification is retried (5 s, doubling, ±20 % jitter)
+             * @default 24
+             */
+            NOTIFY_RETRY_HOURS: number;
+            /**
+             * @description The first retry delay (for tests)
+             * @default 5000
+             */
+            NOTIFY_RETRY_INITIAL_MS: number;
+            /**
+             * @description true: push endpoints may be loopback, private and link-local addresses (development and tests only)
+             * @default false
+             * @enum {unknown}
+             */
+            PUSH_ALLOW_PRIVATE_NETWORKS: "true" | "false";
+            /**
+             * @description Days a webhook or notification delivery attempt stays in the delivery log; must be longer than WEBHOOK_RETRY_HOURS and NOTIFY_RETRY_HOURS
+             * @default 90
+             */
+            DELIVERY_LOG_DAYS: number;
             /**
              * @description JSON logs on stdout
              * @default info
@@ -792,7 +1275,7 @@ export interface operations {
                 limit?: number;
                 /** @description Comma-separated: SEV-1 … SEV-4 */
                 severity?: string;
-                /** @description Comma-separated: open, acknowledged, mitigated, resolved, closed */
+                /** @description Comma-separated: open, acknowledged, mitigated, resolved, closed, canceled, duplicate */
                 status?: string;
             };
             header?: never;
@@ -876,6 +1359,15 @@ export interface operations {
             };
             /** @description Missing or invalid bearer token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description visibility ranks above the caller's clearance */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1250,6 +1742,185 @@ export interface operations {
             };
         };
     };
+    IncidentsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example canceled */
+                        status: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    IncidentsController_duplicate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The incident this one duplicates: not this one, neither canceled nor a duplicate
+                     * @example INC-0000abcd
+                     */
+                    of: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The status now, and the incident it duplicates */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example duplicate */
+                        status: string;
+                        /** @example INC-0000abcd */
+                        duplicate_of: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The incident, or the one `of` names, does not exist or is withheld from the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The incident is past mitigated, canceled or a duplicate of another; `of` is itself, canceled or a duplicate */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     TimelineController_append: {
         parameters: {
             query?: never;
@@ -1337,7 +2008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The token lacks the role timeline.writer */
+            /** @description The token lacks the role */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1429,12 +2100,14 @@ export interface operations {
                         source: string;
                         /** Format: date-time */
                         event_time: string;
-                        /** @description Event data without the title */
+                        /** @description Event data without the title and the sender */
                         data: {
                             [key: string]: unknown;
                         };
                         /** @description Field paths shown as "[REDACTED]" to this caller */
                         redacted: string[];
+                        /** @description Who sent the event: the authenticated writer (a token's sub, or integration:<id>), recorded by the service; it differs from actor only for a writer with role timeline.relay. "[REDACTED]" wherever actor is */
+                        sender?: string;
                         /**
                          * Format: date-time
                          * @description When the ledger stored the event
@@ -1520,12 +2193,14 @@ export interface operations {
                             source: string;
                             /** Format: date-time */
                             event_time: string;
-                            /** @description Event data without the title */
+                            /** @description Event data without the title and the sender */
                             data: {
                                 [key: string]: unknown;
                             };
                             /** @description Field paths shown as "[REDACTED]" to this caller */
                             redacted: string[];
+                            /** @description Who sent the event: the authenticated writer (a token's sub, or integration:<id>), recorded by the service; it differs from actor only for a writer with role timeline.relay. "[REDACTED]" wherever actor is */
+                            sender?: string;
                         }[];
                         next_cursor: string | null;
                     };
@@ -1623,12 +2298,14 @@ export interface operations {
                             source: string;
                             /** Format: date-time */
                             event_time: string;
-                            /** @description Event data without the title */
+                            /** @description Event data without the title and the sender */
                             data: {
                                 [key: string]: unknown;
                             };
                             /** @description Field paths shown as "[REDACTED]" to this caller */
                             redacted: string[];
+                            /** @description Who sent the event: the authenticated writer (a token's sub, or integration:<id>), recorded by the service; it differs from actor only for a writer with role timeline.relay. "[REDACTED]" wherever actor is */
+                            sender?: string;
                         }[];
                         next_cursor: string | null;
                     };
@@ -1684,7 +2361,7 @@ export interface operations {
     TimelineController_export: {
         parameters: {
             query?: {
-                format?: "json" | "markdown";
+                format?: "json" | "markdown" | "ledger";
             };
             header?: never;
             path: {
@@ -1694,13 +2371,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSON (the default): an array of CloudEvents; Markdown: the audit layout */
+            /** @description JSON (the default): an array of CloudEvents; Markdown: the audit layout; ledger: the bundle */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CloudEvent"][];
+                    "application/json": components["schemas"]["CloudEvent"][] | {
+                        /** @enum {string} */
+                        format: "im-ledger/1";
+                        incident_id: string;
+                        events: components["schemas"]["CloudEvent"][];
+                        head: {
+                            incident_id: string;
+                            /** @enum {string} */
+                            chain: "public" | "internal" | "restricted" | "confidential";
+                            n: number;
+                            hash: string | null;
+                            /** Format: date-time */
+                            signed_at: string;
+                            kid: string;
+                            /** @description base64url Ed25519 signature over the JCS of the head without sig */
+                            sig: string;
+                        };
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url */
+                            x: string;
+                            /** @description RFC 7638 thumbprint */
+                            kid: string;
+                            /** @enum {string} */
+                            use: "sig";
+                            /** @enum {string} */
+                            status?: "active" | "retired";
+                        }[];
+                    };
                     "text/markdown": string;
                 };
             };
@@ -1711,6 +2419,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role timeline.exporter */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    TimelineController_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        intact: boolean;
+                        /** @enum {string} */
+                        chain: "public" | "internal" | "restricted" | "confidential";
+                        /** @description When intact: the events in the chain */
+                        n?: number;
+                        /** @description When intact: the last link's hash */
+                        head?: string | null;
+                        broken_at?: {
+                            n: number;
+                            event_id: string | null;
+                            reason: string;
+                        };
+                    };
                 };
             };
             /** @description Missing or invalid bearer token */
@@ -2022,6 +2801,8 @@ export interface operations {
                         roles: "timeline.writer"[];
                         /** Format: date-time */
                         created_at: string;
+                        /** @description The service the key belongs to; null: none */
+                        service_id: string | null;
                         /** @description The administrator who created it */
                         created_by: string;
                         /**
@@ -2075,6 +2856,8 @@ export interface operations {
                     /** @example alertmanager-prod */
                     name: string;
                     roles: "timeline.writer"[];
+                    /** @description An existing service (else 400): the key's alerts open incidents of that service */
+                    service_id?: string;
                 };
             };
         };
@@ -2092,6 +2875,8 @@ export interface operations {
                         roles: "timeline.writer"[];
                         /** Format: date-time */
                         created_at: string;
+                        /** @description The service the key belongs to; null: none */
+                        service_id: string | null;
                         /** @description The secret: shown this once, only its hash is kept */
                         key: string;
                     };
@@ -2259,6 +3044,2417 @@ export interface operations {
             };
             /** @description The token lacks the role integrations.admin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registrations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            /** Format: uri */
+                            url: string;
+                            /**
+                             * @description Type patterns as in the timeline filter: an exact type, a prefix ending in *, or *
+                             * @example [
+                             *       "im.incident.*"
+                             *     ]
+                             */
+                            event_types: string[];
+                            /**
+                             * @description Events above it are not sent (default internal); at most the registering admin's clearance
+                             * @enum {string}
+                             */
+                            clearance: "public" | "internal" | "restricted" | "confidential";
+                            /** @description Data classes shown unredacted (default none); only classes in the registering admin's data_access */
+                            data_access: ("pii" | "phi" | "legal_hold")[];
+                            description: string | null;
+                            /** @description false once the endpoint answered 410 Gone: nothing more is sent */
+                            enabled: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role webhooks.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @example https://hooks.example.com/incidents
+                     */
+                    url: string;
+                    /**
+                     * @description Type patterns as in the timeline filter: an exact type, a prefix ending in *, or *
+                     * @example [
+                     *       "im.incident.*"
+                     *     ]
+                     */
+                    event_types: string[];
+                    /**
+                     * @description Events above it are not sent (default internal); at most the registering admin's clearance
+                     * @enum {string}
+                     */
+                    clearance?: "public" | "internal" | "restricted" | "confidential";
+                    /** @description Data classes shown unredacted (default none); only classes in the registering admin's data_access */
+                    data_access?: ("pii" | "phi" | "legal_hold")[];
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The registration, with its signing secret shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** Format: uri */
+                        url: string;
+                        /**
+                         * @description Type patterns as in the timeline filter: an exact type, a prefix ending in *, or *
+                         * @example [
+                         *       "im.incident.*"
+                         *     ]
+                         */
+                        event_types: string[];
+                        /**
+                         * @description Events above it are not sent (default internal); at most the registering admin's clearance
+                         * @enum {string}
+                         */
+                        clearance: "public" | "internal" | "restricted" | "confidential";
+                        /** @description Data classes shown unredacted (default none); only classes in the registering admin's data_access */
+                        data_access: ("pii" | "phi" | "legal_hold")[];
+                        description: string | null;
+                        /** @description false once the endpoint answered 410 Gone: nothing more is sent */
+                        enabled: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** @description The signing secret (Standard Webhooks): shown this once */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Without webhooks.admin, or a clearance (the default internal included) or data class above the admin's own */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** Format: uri */
+                        url: string;
+                        /**
+                         * @description Type patterns as in the timeline filter: an exact type, a prefix ending in *, or *
+                         * @example [
+                         *       "im.incident.*"
+                         *     ]
+                         */
+                        event_types: string[];
+                        /**
+                         * @description Events above it are not sent (default internal); at most the registering admin's clearance
+                         * @enum {string}
+                         */
+                        clearance: "public" | "internal" | "restricted" | "confidential";
+                        /** @description Data classes shown unredacted (default none); only classes in the registering admin's data_access */
+                        data_access: ("pii" | "phi" | "legal_hold")[];
+                        description: string | null;
+                        /** @description false once the endpoint answered 410 Gone: nothing more is sent */
+                        enabled: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role webhooks.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role webhooks.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_listDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description The delivery (attempt) id, for a retry */
+                            id: string;
+                            /** @description The CloudEvent id: the append answer event_id */
+                            event_id: string;
+                            /** @description The webhook-id header sent: the same on every attempt of the event */
+                            webhook_id: string;
+                            /** @description From 1 per event and registration, manual retries included */
+                            attempt: number;
+                            /** Format: date-time */
+                            attempted_at: string;
+                            /** @description null when no answer came */
+                            status_code: number | null;
+                            /** @description null on success; else e.g. unsuccessful_status, timeout, blocked_address, econnrefused */
+                            error: string | null;
+                            duration_ms: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role webhooks.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    WebhooksController_retry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued: the attempt appears in the delivery log */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role webhooks.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    LiveController_incidentStream: {
+        parameters: {
+            query?: {
+                /** @description As Last-Event-ID, for clients that cannot set headers on reconnect */
+                after?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream replays what followed it, then goes on live. Wins over `after`. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `incident` events; `error` before the stream closes on a failure */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    LiveController_timelineStream: {
+        parameters: {
+            query?: {
+                /** @description As Last-Event-ID, for clients that cannot set headers on reconnect */
+                after?: string;
+            };
+            header?: {
+                /** @description The id of the last event received: the stream replays what followed it, then goes on live. Wins over `after`. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `timeline` events; `error` before the stream closes on a failure */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role timeline.reader */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    NotificationsController_vapidPublicKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, base64url (the uncompressed P-256 point, 65 bytes) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U */
+                        publicKey: string;
+                    };
+                };
+            };
+        };
+    };
+    ServicesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The services */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            escalation_policy_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ServicesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique, whatever its case
+                     * @example Checkout
+                     */
+                    name: string;
+                    description?: string | null;
+                    /** @description An existing escalation policy (else 400) */
+                    escalation_policy_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The service */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        escalation_policy_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ServicesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        escalation_policy_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ServicesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Unique, whatever its case
+                     * @example Checkout
+                     */
+                    name: string;
+                    description?: string | null;
+                    /** @description An existing escalation policy (else 400) */
+                    escalation_policy_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        escalation_policy_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    ServicesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EscalationPoliciesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            name: string;
+                            steps: {
+                                /** @description How long the step waits for an acknowledgement before the next */
+                                delay_seconds: number;
+                                targets: {
+                                    /** @enum {string} */
+                                    type: "user" | "schedule";
+                                    /** @description A user's sub, or an existing schedule's id */
+                                    id: string;
+                                }[];
+                            }[];
+                            /**
+                             * @description How often the policy starts again from step 1
+                             * @default 0
+                             */
+                            repeat: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EscalationPoliciesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    steps: {
+                        /** @description How long the step waits for an acknowledgement before the next */
+                        delay_seconds: number;
+                        targets: {
+                            /** @enum {string} */
+                            type: "user" | "schedule";
+                            /** @description A user's sub, or an existing schedule's id */
+                            id: string;
+                        }[];
+                    }[];
+                    /**
+                     * @description How often the policy starts again from step 1
+                     * @default 0
+                     */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        steps: {
+                            /** @description How long the step waits for an acknowledgement before the next */
+                            delay_seconds: number;
+                            targets: {
+                                /** @enum {string} */
+                                type: "user" | "schedule";
+                                /** @description A user's sub, or an existing schedule's id */
+                                id: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description How often the policy starts again from step 1
+                         * @default 0
+                         */
+                        repeat: number;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EscalationPoliciesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        steps: {
+                            /** @description How long the step waits for an acknowledgement before the next */
+                            delay_seconds: number;
+                            targets: {
+                                /** @enum {string} */
+                                type: "user" | "schedule";
+                                /** @description A user's sub, or an existing schedule's id */
+                                id: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description How often the policy starts again from step 1
+                         * @default 0
+                         */
+                        repeat: number;
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EscalationPoliciesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    steps: {
+                        /** @description How long the step waits for an acknowledgement before the next */
+                        delay_seconds: number;
+                        targets: {
+                            /** @enum {string} */
+                            type: "user" | "schedule";
+                            /** @description A user's sub, or an existing schedule's id */
+                            id: string;
+                        }[];
+                    }[];
+                    /**
+                     * @description How often the policy starts again from step 1
+                     * @default 0
+                     */
+                    repeat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        steps: {
+                            /** @description How long the step waits for an acknowledgement before the next */
+                            delay_seconds: number;
+                            targets: {
+                                /** @enum {string} */
+                                type: "user" | "schedule";
+                                /** @description A user's sub, or an existing schedule's id */
+                                id: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description How often the policy starts again from step 1
+                         * @default 0
+                         */
+                        repeat: number;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    EscalationPoliciesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedules */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            name: string;
+                            /**
+                             * @description An IANA name (kept by its canonical spelling)
+                             * @example Europe/Berlin
+                             */
+                            time_zone: string;
+                            layers: {
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The first hand-off; before it the layer has no one
+                                 */
+                                start: string;
+                                rotation: {
+                                    every: number;
+                                    /**
+                                     * @description days and weeks are calendar days in the zone
+                                     * @enum {string}
+                                     */
+                                    unit: "hours" | "days" | "weeks";
+                                };
+                                /** @description Subs, in rotation order */
+                                users: string[];
+                                restrictions?: {
+                                    days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                    /** @example 09:00 */
+                                    from: string;
+                                    /**
+                                     * @description Earlier than from: runs past midnight
+                                     * @example 09:00
+                                     */
+                                    to: string;
+                                }[];
+                            }[];
+                            /** @description In creation order, past ones too */
+                            overrides: {
+                                /** @example 3f9c2a7e5b1d8c04 */
+                                id: string;
+                                /** @description Who takes the shift (a sub) */
+                                user: string;
+                                /** Format: date-time */
+                                start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description After start
+                                 */
+                                end: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description An IANA name (kept by its canonical spelling)
+                     * @example Europe/Berlin
+                     */
+                    time_zone: string;
+                    layers: {
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description The first hand-off; before it the layer has no one
+                         */
+                        start: string;
+                        rotation: {
+                            every: number;
+                            /**
+                             * @description days and weeks are calendar days in the zone
+                             * @enum {string}
+                             */
+                            unit: "hours" | "days" | "weeks";
+                        };
+                        /** @description Subs, in rotation order */
+                        users: string[];
+                        restrictions?: {
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @example 09:00 */
+                            from: string;
+                            /**
+                             * @description Earlier than from: runs past midnight
+                             * @example 09:00
+                             */
+                            to: string;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description An IANA name (kept by its canonical spelling)
+                         * @example Europe/Berlin
+                         */
+                        time_zone: string;
+                        layers: {
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description The first hand-off; before it the layer has no one
+                             */
+                            start: string;
+                            rotation: {
+                                every: number;
+                                /**
+                                 * @description days and weeks are calendar days in the zone
+                                 * @enum {string}
+                                 */
+                                unit: "hours" | "days" | "weeks";
+                            };
+                            /** @description Subs, in rotation order */
+                            users: string[];
+                            restrictions?: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @example 09:00 */
+                                from: string;
+                                /**
+                                 * @description Earlier than from: runs past midnight
+                                 * @example 09:00
+                                 */
+                                to: string;
+                            }[];
+                        }[];
+                        /** @description In creation order, past ones too */
+                        overrides: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            /** @description Who takes the shift (a sub) */
+                            user: string;
+                            /** Format: date-time */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description After start
+                             */
+                            end: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description An IANA name (kept by its canonical spelling)
+                         * @example Europe/Berlin
+                         */
+                        time_zone: string;
+                        layers: {
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description The first hand-off; before it the layer has no one
+                             */
+                            start: string;
+                            rotation: {
+                                every: number;
+                                /**
+                                 * @description days and weeks are calendar days in the zone
+                                 * @enum {string}
+                                 */
+                                unit: "hours" | "days" | "weeks";
+                            };
+                            /** @description Subs, in rotation order */
+                            users: string[];
+                            restrictions?: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @example 09:00 */
+                                from: string;
+                                /**
+                                 * @description Earlier than from: runs past midnight
+                                 * @example 09:00
+                                 */
+                                to: string;
+                            }[];
+                        }[];
+                        /** @description In creation order, past ones too */
+                        overrides: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            /** @description Who takes the shift (a sub) */
+                            user: string;
+                            /** Format: date-time */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description After start
+                             */
+                            end: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /**
+                     * @description An IANA name (kept by its canonical spelling)
+                     * @example Europe/Berlin
+                     */
+                    time_zone: string;
+                    layers: {
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description The first hand-off; before it the layer has no one
+                         */
+                        start: string;
+                        rotation: {
+                            every: number;
+                            /**
+                             * @description days and weeks are calendar days in the zone
+                             * @enum {string}
+                             */
+                            unit: "hours" | "days" | "weeks";
+                        };
+                        /** @description Subs, in rotation order */
+                        users: string[];
+                        restrictions?: {
+                            days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                            /** @example 09:00 */
+                            from: string;
+                            /**
+                             * @description Earlier than from: runs past midnight
+                             * @example 09:00
+                             */
+                            to: string;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        name: string;
+                        /**
+                         * @description An IANA name (kept by its canonical spelling)
+                         * @example Europe/Berlin
+                         */
+                        time_zone: string;
+                        layers: {
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description The first hand-off; before it the layer has no one
+                             */
+                            start: string;
+                            rotation: {
+                                every: number;
+                                /**
+                                 * @description days and weeks are calendar days in the zone
+                                 * @enum {string}
+                                 */
+                                unit: "hours" | "days" | "weeks";
+                            };
+                            /** @description Subs, in rotation order */
+                            users: string[];
+                            restrictions?: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                /** @example 09:00 */
+                                from: string;
+                                /**
+                                 * @description Earlier than from: runs past midnight
+                                 * @example 09:00
+                                 */
+                                to: string;
+                            }[];
+                        }[];
+                        /** @description In creation order, past ones too */
+                        overrides: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            /** @description Who takes the shift (a sub) */
+                            user: string;
+                            /** Format: date-time */
+                            start: string;
+                            /**
+                             * Format: date-time
+                             * @description After start
+                             */
+                            end: string;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Lifecycle move not allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_createOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who takes the shift (a sub) */
+                    user: string;
+                    /** Format: date-time */
+                    start: string;
+                    /**
+                     * Format: date-time
+                     * @description After start
+                     */
+                    end: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The override */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** @description Who takes the shift (a sub) */
+                        user: string;
+                        /** Format: date-time */
+                        start: string;
+                        /**
+                         * Format: date-time
+                         * @description After start
+                         */
+                        end: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_removeOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                override_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_onCall: {
+        parameters: {
+            query?: {
+                /** @description an RFC 3339 timestamp with a real calendar date, seconds 00-59 (no leap second) and Z or a ±hh:mm offset, e.g. 2026-11-22T10:00:00Z */
+                at?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who is on call */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        schedule_id: string;
+                        /** Format: date-time */
+                        at: string;
+                        /** @description null: no one */
+                        user: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    SchedulesController_shifts: {
+        parameters: {
+            query?: {
+                to?: string;
+                from?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shifts, in time order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        shifts: {
+                            user: string;
+                            /** Format: date-time */
+                            start: string;
+                            /** Format: date-time */
+                            end: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2838,7 +6034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not development mode (APP_ENV=production), or tokens are verified with JWT_JWKS_URL */
+            /** @description Not development mode with the built-in development secret: APP_ENV=production, or JWT_SECRET or JWT_JWKS_URL is set */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2854,6 +6050,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    LedgerController_keysSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JWK set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: {
+                            /** @enum {string} */
+                            kty: "OKP";
+                            /** @enum {string} */
+                            crv: "Ed25519";
+                            /** @description The public key, base64url */
+                            x: string;
+                            /** @description RFC 7638 thumbprint */
+                            kid: string;
+                            /** @enum {string} */
+                            use: "sig";
+                            /** @enum {string} */
+                            status?: "active" | "retired";
+                        }[];
+                    };
                 };
             };
         };

@@ -10,9 +10,9 @@ export type Incident = paths['/api/v1/incidents']['get']['responses'][200]['cont
 export type Move = 'ack' | 'mitigate' | 'resolve' | 'close';
 export type TimelineFilter = { type?: string; actor?: string; from?: string; to?: string };
 
-const api = createClient<paths>({ baseUrl: location.origin });
+export const api = createClient<paths>({ baseUrl: location.origin });
 
-const withToken = (token: string): { headers: { authorization: string } } => ({ headers: { authorization: `Bearer ${token}` } });
+export const withToken = (token: string): { headers: { authorization: string } } => ({ headers: { authorization: `Bearer ${token}` } });
 
 /** The `{error, status}` body as an ApiError; a body that is not one keeps the HTTP status. */
 function refused(response: Response, error: unknown): ApiError {
@@ -20,7 +20,7 @@ function refused(response: Response, error: unknown): ApiError {
   return new ApiError(response.status, typeof body?.error === 'string' ? body.error : response.statusText);
 }
 
-function answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
+export function answer<T>({ data, error, response }: { data?: T; error?: unknown; response: Response }): T {
   if (error !== undefined || data === undefined) throw refused(response, error);
   return data;
 }

@@ -1,12 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 // The domain's own lifecycle table (pure data, no I/O): the moves the api's quick actions do not cover yet follow the same rule the api decides with.
 import { LIFECYCLE, REFUSED, UNCHANGED } from '../../../../libs/incidents/src/lifecycle';
-import { type Action, ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, INCIDENT_PAGE, type IncidentView, RACI_ROLES, type RaciRole } from '../api/documents';
+import { type Action, ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, CANCEL_INCIDENT, INCIDENT_PAGE, type IncidentView, MARK_DUPLICATE, RACI_ROLES, type RaciRole } from '../api/documents';
 import { runGraphql } from '../api/graphql';
 import { exportTimeline, type Move, moveIncident } from '../api/rest';
 import { openStream } from '../live/live-stream';
+import { navigate } from '../router';
 import { canExport, canReadTimeline, canWrite, type Session } from '../session';
+import { ConfirmButton } from './confirm';
 import { ErrorMessage } from './error-message';
+import { Escalation } from './escalation';
 import { formatTime, severityLabel, statusLabel } from './labels';
 import { Timeline } from './timeline';
 import { useLoaded } from './use-loaded';
@@ -45,26 +48,42 @@ function noMoveReason(incident: IncidentView, writer: boolean): string {
   return `The incident is ${statusLabel(incident.status)}: nothing is left to move.`;
 }
 
-/** The next steps of the lifecycle, first on the page; each asks first in a modal dialog, which the keyboard and screen readers handle natively. */
+/**
+ * Where a page's console link lands (`/incidents/<id>?ack=1`, the mail and
+ * push of a page): there the tap on Acknowledge is the confirmation.
+ */
+const fromPage = () => new URLSearchParams(location.search).get('ack') === '1';
+
+/**
+ * The next steps of the lifecycle, first on the page; each asks first in a
+ * modal dialog, which the keyboard and screen readers handle natively (and
+ * which stays open when the incident moves meanwhile: the refusal then says
+ * why). From a page's link, the tap on Acknowledge is the confirmation.
+ */
 function Lifecycle({ session, incident, actions, onDone }: { session: Session; incident: IncidentView; actions: Action[]; onDone: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [asked, setAsked] = useState<(typeof MOVES)[number] | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [oneTapAck] = useState(fromPage);
   const moves = possibleMoves(incident, actions, canWrite(session));
+  const run = async (move: Move) => {
+    try {
+      await carryOut(session, incident.id, move);
+      if (move === 'ack' && oneTapAck) navigate(`/incidents/${encodeURIComponent(incident.id)}`, true);
+    } catch (refused) {
+      setError(refused);
+    }
+    onDone();
+  };
   const ask = (choice: (typeof MOVES)[number]) => {
     setError(null);
+    if (choice.move === 'ack' && oneTapAck) return void run('ack');
     setAsked(choice);
     dialog.current?.showModal();
   };
   const confirm = async () => {
     dialog.current?.close();
-    if (!asked) return;
-    try {
-      await carryOut(session, incident.id, asked.move);
-    } catch (refused) {
-      setError(refused);
-    }
-    onDone();
+    if (asked) await run(asked.move);
   };
   return (
     <section aria-labelledby="lifecycle-heading" class="next-steps">
@@ -95,6 +114,57 @@ function Lifecycle({ session, incident, actions, onDone }: { session: Session; i
           </button>
         </div>
       </dialog>
+    </section>
+  );
+}
+
+/** Ending an incident that is not one to work on: canceled, or a duplicate of another (timeline.writer; the lifecycle table says from which states). */
+function OtherOutcomes({ session, incident, onDone }: { session: Session; incident: IncidentView; onDone: () => void }) {
+  const [of, setOf] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const row = LIFECYCLE[incident.status.toLowerCase() as keyof typeof LIFECYCLE];
+  const possible = (move: 'cancel' | 'duplicate') => canWrite(session) && row !== undefined && row[move] !== REFUSED && row[move] !== UNCHANGED;
+  if (!possible('cancel') && !possible('duplicate')) return null;
+  const run = async (mutate: () => Promise<unknown>) => {
+    setError(null);
+    try {
+      await mutate();
+    } catch (refused) {
+      setError(refused);
+    }
+    onDone();
+  };
+  return (
+    <section class="card" aria-labelledby="outcomes-heading">
+      <h2 id="outcomes-heading">Not an incident to work on?</h2>
+      <div class="actions">
+        {possible('cancel') && (
+          <ConfirmButton
+            label="Cancel incident"
+            secondary
+            question="Cancel this incident?"
+            detail={`${incident.id} “${incident.title}” ends as canceled, and its paging stops.`}
+            yes="Yes, cancel the incident"
+            onConfirm={() => run(() => runGraphql(CANCEL_INCIDENT, { incidentId: incident.id }, session.token))}
+          />
+        )}
+        {possible('duplicate') && (
+          <ConfirmButton
+            label="Mark duplicate"
+            secondary
+            question="Mark this incident a duplicate?"
+            detail={`${incident.id} ends as a duplicate, its paging stops, and its alerts go to the other incident.`}
+            yes="Mark duplicate"
+            onConfirm={() => run(() => runGraphql(MARK_DUPLICATE, { incidentId: incident.id, of: of.trim() }, session.token))}
+          >
+            <label>
+              Duplicate of (incident id)
+              <input name="of" required value={of} placeholder="INC-…" onInput={(e) => setOf(e.currentTarget.value)} />
+            </label>
+          </ConfirmButton>
+        )}
+      </div>
+      <ErrorMessage error={error} />
     </section>
   );
 }
@@ -299,8 +369,10 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
           )}
         </div>
         <div>
+          <Escalation session={session} incidentId={id} enabled={enabled('ESCALATE')} revision={`${revision}|${incident.lastUpdate}|${incident.status}`} onDone={changed} />
           <Note session={session} incidentId={id} enabled={enabled('ADD_NOTE')} onDone={changed} />
           <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
+          <OtherOutcomes session={session} incident={incident} onDone={changed} />
           {canExport(session) && <Export session={session} incidentId={id} />}
         </div>
       </div>

@@ -4,7 +4,7 @@ import { startOidcSignIn } from '../oidc';
 import { sessionFromToken, setSession } from '../session';
 import { ErrorMessage } from './error-message';
 
-const ROLES = ['timeline.writer', 'timeline.reader', 'timeline.exporter', 'incidents.admin', 'integrations.admin'];
+const ROLES = ['timeline.writer', 'timeline.reader', 'timeline.exporter', 'incidents.admin', 'integrations.admin', 'oncall.admin'];
 const CLEARANCES = ['public', 'internal', 'restricted', 'confidential'] as const;
 const DATA_CLASSES = ['pii', 'phi', 'legal_hold'] as const;
 
