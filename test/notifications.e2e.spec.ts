@@ -293,7 +293,7 @@ describe('a page (on call)', () => {
     const [mail] = smtp.to('hana@example.com');
     expect(mail.header('subject')).toBe(`[SEV-3] Paged: ${id}: Search is slow`);
     expect(mail.raw).toContain('You are paged (escalation step 2, round 1)');
-    expect(mail.raw).toContain(`https://im.example.com/incidents/${id}`);
+    expect(mail.raw).toContain(`https://im.example.com/incidents/${id}?ack=1`);
     expect(await decision('hana', { incidentId: id, channel: 'email' })).toMatchObject({ trigger: 'paged', decision: 'SENT', reason: null, sentAt: expect.any(String) });
     expect(await decision('hana', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'paged', decision: 'SUPPRESSED', reason: 'channel_disabled' });
 
@@ -305,7 +305,7 @@ describe('a page (on call)', () => {
     const [[subscription, payload, urgent]] = pushed.mock.calls;
     expect(subscription.userId).toBe('jill');
     expect(urgent).toBe(true);
-    expect(JSON.parse(payload)).toEqual({ incident_id: id, title: 'Search is slow', severity: 'SEV-3', status: 'open', trigger: 'paged', url: `https://im.example.com/incidents/${id}` });
+    expect(JSON.parse(payload)).toEqual({ incident_id: id, title: 'Search is slow', severity: 'SEV-3', status: 'open', trigger: 'paged', url: `https://im.example.com/incidents/${id}?ack=1` });
     expect(pushed).toHaveBeenCalledTimes(1);
 
     // The IC was not paged: nothing of the page for her.

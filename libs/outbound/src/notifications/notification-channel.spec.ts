@@ -92,7 +92,7 @@ describe('a page, as the notification channel delivers it', () => {
     expect(mails.map((mail) => mail.to)).toEqual(['carol@example.com']);
     expect(mails[0].subject).toBe(`[SEV-3] Paged: ${INCIDENT}: Checkout is down`);
     expect(mails[0].text).toContain('You are paged (escalation step 1, round 2)');
-    expect(mails[0].text).toContain(`https://im.example.com/incidents/${INCIDENT}`);
+    expect(mails[0].text).toContain(`https://im.example.com/incidents/${INCIDENT}?ack=1`);
     const decisions = [...store.records.values()].map(({ responder, channel: medium, trigger, decision, reason, eventId }) => ({ responder, medium, trigger, decision, reason, eventId }));
     expect(decisions).toEqual([
       { responder: 'carol', medium: 'email', trigger: 'paged', decision: 'SENT', reason: null, eventId: 'e-page' },
@@ -104,7 +104,7 @@ describe('a page, as the notification channel delivers it', () => {
     const { channel, store, pushes } = setUp();
     await deliver(channel, PUSH, stream);
     expect(pushes).toEqual([{ to: 'carol', urgent: true, payload: expect.any(String) }]);
-    expect(JSON.parse(pushes[0].payload)).toEqual({ incident_id: INCIDENT, title: 'Checkout is down', severity: 'SEV-3', status: 'open', trigger: 'paged', url: `https://im.example.com/incidents/${INCIDENT}` });
+    expect(JSON.parse(pushes[0].payload)).toEqual({ incident_id: INCIDENT, title: 'Checkout is down', severity: 'SEV-3', status: 'open', trigger: 'paged', url: `https://im.example.com/incidents/${INCIDENT}?ack=1` });
     expect([...store.records.values()].map(({ responder, decision, reason }) => [responder, decision, reason])).toEqual([
       ['carol', 'SENT', null],
       ['dan', 'SUPPRESSED', 'push_disabled'],

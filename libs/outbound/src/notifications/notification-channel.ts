@@ -185,8 +185,8 @@ export class NotificationChannel implements OutboundChannel<MediumTarget, Notifi
           severity: after!.severity,
           status: after!.status,
           trigger,
-          // The incident's page in the console: where a paged responder acknowledges.
-          url: `${this.deps.consoleUrl}/incidents/${encodeURIComponent(incidentId)}`,
+          // The incident's page in the console; a page's link (`?ack=1`) makes its Acknowledge one tap, without a confirmation.
+          url: `${this.deps.consoleUrl}/incidents/${encodeURIComponent(incidentId)}${page ? '?ack=1' : ''}`,
           ...(page && { page }),
         };
         const record: NotificationRecord = {
