@@ -241,6 +241,12 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.oncall.schedules.findById('sc1')).toEqual(schedule);
       expect(await store.oncall.schedules.list()).toEqual([schedule]);
       expect(await store.oncall.schedules.findById('sc9')).toBeUndefined();
+      // The version a caller keeps a compiled schedule by: the position of the last change, without the document.
+      expect(await store.oncall.schedules.positionOf('sc1')).toBe(6n);
+      await store.commit(scheduleProjection.name, [{ key: 'sc1', doc: { ...schedule, overrides: [] }, position: 9n }], 9n);
+      expect(await store.oncall.schedules.positionOf('sc1')).toBe(9n);
+      expect(await store.oncall.schedules.positionOf('sc9')).toBeUndefined();
+      expect(await store.oncall.services.positionOf('s2')).toBe(1n);
     });
 
     it('lists the integration key history in log order, however its keys and writes are ordered', async () => {

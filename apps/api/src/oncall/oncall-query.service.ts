@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { compileSchedule, type CompiledSchedule, policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
-import { type ConfigDocuments, ONCALL_QUERIES, type OncallQueries, type ScheduleRecord } from '@im/read-models';
+import { policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
+import { compileOf, CompiledSchedules, type ConfigDocuments, ONCALL_QUERIES, type OncallQueries, type ReadySchedule } from '@im/read-models';
 import { toEscalationPolicyView, toScheduleView, toServiceView } from './oncall.views';
 
 /** One of the caller's shifts in a schedule (myOnCall). */
@@ -11,8 +11,6 @@ export interface OwnShift {
   end: Date;
 }
 
-const compiled = (schedule: ScheduleRecord): CompiledSchedule =>
-  compileSchedule({ timeZone: schedule.timeZone, layers: schedule.layers, overrides: schedule.overrides });
 const iso = (t: number) => new Date(t).toISOString();
 
 async function found<Doc>(documents: ConfigDocuments<Doc>, id: string, notFound: (id: string) => Error): Promise<Doc> {
@@ -28,7 +26,17 @@ async function found<Doc>(documents: ConfigDocuments<Doc>, id: string, notFound:
  */
 @Injectable()
 export class OncallQueryService {
-  constructor(@Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries) {}
+  private readonly compiled: CompiledSchedules;
+
+  constructor(@Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries) {
+    this.compiled = new CompiledSchedules(oncall.schedules);
+  }
+
+  private async ready(id: string): Promise<ReadySchedule> {
+    const schedule = await this.compiled.get(id);
+    if (!schedule) throw scheduleNotFound(id);
+    return schedule;
+  }
 
   async services() {
     return (await this.oncall.services.list()).map(toServiceView);
@@ -55,13 +63,11 @@ export class OncallQueryService {
   }
 
   async onCall(id: string, at: number) {
-    const schedule = await found(this.oncall.schedules, id, scheduleNotFound);
-    return { schedule_id: id, at: iso(at), user: onCallAt(compiled(schedule), at) };
+    return { schedule_id: id, at: iso(at), user: onCallAt((await this.ready(id)).compiled, at) };
   }
 
   async shifts(id: string, window: { from: number; to: number }) {
-    const schedule = await found(this.oncall.schedules, id, scheduleNotFound);
-    return { shifts: shiftsBetween(compiled(schedule), window.from, window.to).map(({ user, start, end }) => ({ user, start: iso(start), end: iso(end) })) };
+    return { shifts: shiftsBetween((await this.ready(id)).compiled, window.from, window.to).map(({ user, start, end }) => ({ user, start: iso(start), end: iso(end) })) };
   }
 
   /** The user's shifts in [from, to) across every schedule, in time order (ties by schedule name). */
@@ -69,7 +75,7 @@ export class OncallQueryService {
     const schedules = await this.oncall.schedules.list();
     return schedules
       .flatMap((schedule) =>
-        shiftsBetween(compiled(schedule), from, to)
+        shiftsBetween(compileOf(schedule), from, to)
           .filter((shift) => shift.user === user)
           .map((shift) => ({ scheduleId: schedule.id, scheduleName: schedule.name, start: new Date(shift.start), end: new Date(shift.end) })),
       )

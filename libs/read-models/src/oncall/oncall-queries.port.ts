@@ -9,6 +9,12 @@ export interface ConfigDocuments<Doc> {
   findById(id: string): Promise<Doc | undefined>;
   /** Every current document, oldest first (ties by id). */
   list(): Promise<Doc[]>;
+  /**
+   * The log position of the last event applied to the document, its version
+   * (undefined when none exists): read without the document, so a caller can
+   * keep what it derived from a large one until it changes.
+   */
+  positionOf(id: string): Promise<bigint | undefined>;
 }
 
 /** Query side of the on-call configuration's read models. */

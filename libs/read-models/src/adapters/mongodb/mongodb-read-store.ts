@@ -71,6 +71,10 @@ function byCreation<Doc>(model: Model<StoredRow>): ConfigDocuments<Doc> {
       const rows = await model.find().sort({ 'q.createdAt': 1, _id: 1 }).lean();
       return rows.map((row) => JSON.parse(row.doc) as Doc);
     },
+    positionOf: async (id) => {
+      const row = await model.findById(id, { position: 1 }).lean();
+      return row ? fromHex(row.position) : undefined;
+    },
   };
 }
 

@@ -183,12 +183,17 @@ export class SqliteReadStore implements ReadStore {
   private byCreation<Doc>(table: string): ConfigDocuments<Doc> {
     const one = this.db.prepare(`SELECT doc FROM ${table} WHERE key = ?`).pluck();
     const all = this.db.prepare(`SELECT doc FROM ${table} ORDER BY created_at, key`).pluck();
+    const position = this.db.prepare(`SELECT position FROM ${table} WHERE key = ?`).pluck();
     return {
       findById: async (id) => {
         const doc = one.get(id) as string | undefined;
         return doc === undefined ? undefined : (JSON.parse(doc) as Doc);
       },
       list: async () => (all.all() as string[]).map((doc) => JSON.parse(doc) as Doc),
+      positionOf: async (id) => {
+        const found = position.get(id) as number | undefined;
+        return found === undefined ? undefined : BigInt(found);
+      },
     };
   }
 
