@@ -8,6 +8,7 @@ import {
   type RaciRole,
   type Severity,
   SEVERITIES,
+  type Status,
   TITLE_MAX_LENGTH,
 } from './incident';
 import type {
@@ -391,8 +392,8 @@ function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | und
  * as open. A canceled one is over as a resolved one is; a duplicate's alerts
  * go to the incident it duplicates (routeEvent's caller follows the link).
  */
-export const unresolved = (state: IncidentState) =>
-  !state || state.status === 'open' || state.status === 'acknowledged' || state.status === 'mitigated';
+export const UNRESOLVED_STATUSES: readonly Status[] = ['open', 'acknowledged', 'mitigated'];
+export const unresolved = (state: IncidentState) => !state || UNRESOLVED_STATUSES.includes(state.status);
 
 /** The incident an event was routed to changed before the event was stored there: route it again. */
 export class RouteChangedError extends ConflictError {}

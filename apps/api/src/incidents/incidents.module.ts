@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '@im/write-path';
 import { IncidentQueryService } from '@im/access';
+import { PagingModule } from '@im/paging';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { IncidentsController } from './incidents.controller';
 
 @Module({
-  imports: [LedgerModule],
+  imports: [LedgerModule, PagingModule],
   controllers: [IncidentsController],
   providers: [IncidentCommandHandler, IncidentQueryService],
   exports: [IncidentCommandHandler, IncidentQueryService],
