@@ -4,9 +4,10 @@ import { IncidentQueryService } from '@im/access';
 import { PagingModule } from '@im/paging';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { IncidentsController } from './incidents.controller';
+import { OncallModule } from '../oncall/oncall.module';
 
 @Module({
-  imports: [LedgerModule, PagingModule],
+  imports: [LedgerModule, PagingModule, OncallModule],
   controllers: [IncidentsController],
   providers: [IncidentCommandHandler, IncidentQueryService],
   exports: [IncidentCommandHandler, IncidentQueryService],
