@@ -208,13 +208,14 @@ describe('incidentStatus and quickActions', () => {
           (a: { actionType: string; enabled: boolean }) => [a.actionType, a.enabled],
         ),
       );
-    expect(await actions()).toEqual({ ACK: true, ADD_NOTE: true, CHANGE_SEVERITY: true, ASSIGN_ROLE: true, JOIN_WAR_ROOM: true });
+    // ESCALATE needs an escalation policy (test/paging.e2e.spec.ts): this incident belongs to no service.
+    expect(await actions()).toEqual({ ACK: true, ESCALATE: false, ADD_NOTE: true, CHANGE_SEVERITY: true, ASSIGN_ROLE: true, JOIN_WAR_ROOM: true });
     expect((await actions(BOB)).ASSIGN_ROLE).toBe(false);
     await graphql(`mutation { ackIncident(id: "${id}") { id } }`);
     expect((await actions()).ACK).toBe(false);
     await t.http().post(`/api/v1/incidents/${id}/resolve`).expect(200);
     await t.http().post(`/api/v1/incidents/${id}/close`).expect(200);
-    expect(await actions()).toEqual({ ACK: false, ADD_NOTE: false, CHANGE_SEVERITY: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
+    expect(await actions()).toEqual({ ACK: false, ESCALATE: false, ADD_NOTE: false, CHANGE_SEVERITY: false, ASSIGN_ROLE: false, JOIN_WAR_ROOM: false });
   });
 });
 
@@ -490,7 +491,10 @@ describe('schema (docs/api.md names and nullability)', () => {
     expect(fields('IncidentSummary')).toEqual({ id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', lastUpdate: 'DateTime!' });
     expect(fields('IncidentMobileView')).toEqual({
       id: 'ID!', title: 'String!', severity: 'Severity!', status: 'Status!', assignedTo: 'UserSummary', lastUpdate: 'String!', warRoomLink: 'String', quickTimeline: '[TimelineEventSummary!]!', alertsFiring: 'Int!', responders: '[UserSummary!]!',
+      escalation: 'EscalationState', service: 'Service',
     });
+    expect(fields('EscalationState')).toEqual({ policyName: 'String', step: 'Int!', round: 'Int!', nextEscalationAt: 'DateTime', exhausted: 'Boolean!', paged: '[ID!]!' });
+    expect(fields('Incident')).toMatchObject({ service: 'Service' });
     // responders is an addition (the console's role view): everyone holding a RACI role on the incident.
     expect(fields('MobileAction')).toEqual({ id: 'ID!', label: 'String!', icon: 'String!', actionType: 'ActionType!', enabled: 'Boolean!', confirmText: 'String' });
     // id is an addition to the contract's fields (adding a field breaks no query), for client caches.

@@ -47,6 +47,7 @@ describe('POST /api/v1/incidents', () => {
       created_at: expect.stringMatching(RFC3339_UTC_FRACTION),
       updated_at: expect.stringMatching(RFC3339_UTC_FRACTION),
       alerts_firing: 0,
+      service: null,
     });
     expect(res.body.updated_at).toBe(res.body.created_at);
     expect(res.headers.location).toBe(`/api/v1/incidents/${res.body.id}`);

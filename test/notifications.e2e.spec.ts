@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { toCloudEvent } from '@im/cloudevents';
-import { type IncidentEvent, PAGE_EVENT_TYPE } from '@im/incidents';
+import { EVENT_STORE, type EventStore } from '@im/event-store';
+import { type IncidentEvent, incidentStreamId, PAGE_EVENT_TYPE } from '@im/incidents';
 import { consumerOf, NOTIFICATION_CHANNEL, PushSender } from '@im/outbound';
 import { READ_MODELS_FILE } from '@im/persistence';
-import { OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
-import { type Clock, CLOCK, CommandHandler, incidentWrites } from '@im/write-path';
+import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { type Clock, CLOCK } from '@im/write-path';
 import { startTestApp, type TestApp } from './support/app';
 import { MailReceiver } from './support/mail-receiver';
 import { tempDir } from './support/temp-dir';
@@ -262,12 +263,19 @@ describe('notifications(limit:)', () => {
 });
 
 describe('a page (on call)', () => {
-  /** Appends an im.paging.page as the escalation runner does: through the write path, actor system:escalation; answers its log position. */
+  /**
+   * Appends an im.paging.page as the escalation timers record it (actor system:escalation), straight to the ledger:
+   * the incident decider pages only by a policy (test/paging.e2e.spec.ts), and these tests choose the users. Answers its log position.
+   */
   async function page(incidentId: string, step: number, round: number, users: string[]): Promise<bigint> {
     const paged = users.map((user) => ({ user, via: 'user' }));
-    const command = { kind: 'record' as const, incidentId, event: { type: PAGE_EVENT_TYPE, incidentId, time: new Date().toISOString(), data: { step, round, paged, unstaffed: [] } } };
-    const envelope = (event: unknown) => toCloudEvent(event as IncidentEvent, { actor: 'system:escalation', sender: 'system:escalation' });
-    return (await t.app.get(CommandHandler).execute(incidentWrites, incidentId, command, { envelope })).position;
+    const event = toCloudEvent({ type: PAGE_EVENT_TYPE, incidentId, time: new Date().toISOString(), data: { step, round, paged, unstaffed: [] } } as IncidentEvent, {
+      actor: 'system:escalation',
+      sender: 'system:escalation',
+    });
+    const { position } = await t.app.get<EventStore>(EVENT_STORE).append(incidentStreamId(incidentId), [event], 'stream_exists');
+    await t.app.get<ProjectionProgress>(PROJECTION_PROGRESS).waitFor(position, 5000);
+    return position;
   }
   const register = async (sub: string) => {
     const { createECDH } = await import('node:crypto');

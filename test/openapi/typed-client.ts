@@ -196,6 +196,20 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: status };
       },
     },
+    // An incident of a service with a policy of its own, declared through the timeline (its `services` name the service): step 2 is paged.
+    '/api/v1/incidents/{id}/escalate': {
+      post: async () => {
+        const steps = [...policyBody.steps, ...policyBody.steps];
+        const policy = (await api.POST('/api/v1/escalation-policies', { body: { ...policyBody, name: 'Typed client escalation', steps } })).data?.id ?? null;
+        const service = (await api.POST('/api/v1/services', { body: { name: 'Typed client escalation', escalation_policy_id: policy } })).data?.name ?? 'none';
+        const declare: CloudEvent = { specversion: '1.0', id: randomUUID(), source: 'im://typed-client', type: 'im.incident.declare', time: new Date().toISOString(), data: { title: 'Escalated', severity: 'SEV-2', services: [service] } };
+        const opened = (await api.POST('/api/v1/timeline/events', { body: declare, headers: { 'content-type': 'application/cloudevents+json' } })).data;
+        const id = opened && 'incident_id' in opened ? String(opened.incident_id) : 'INC-00000000';
+        const { data, error, response } = await api.POST('/api/v1/incidents/{id}/escalate', { params: { path: { id } } });
+        const name: string | null | undefined = data?.service?.name;
+        return { responses: [response], read: [name, noticeErrors(error)] };
+      },
+    },
     '/api/v1/incidents/{id}/duplicate': {
       post: async () => {
         const { data, error, response } = await api.POST('/api/v1/incidents/{id}/duplicate', { params: { path: { id: await freshIncident() } }, body: { of: incidentId } });

@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 import { PolicyModule } from '@im/access';
+import { TimersModule } from '@im/paging';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -37,6 +38,7 @@ export class AppModule {
         LiveModule,
         NotificationsModule,
         OncallModule,
+        TimersModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),
         ConsoleModule,

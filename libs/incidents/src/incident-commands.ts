@@ -2,6 +2,7 @@ import type { IncidentState } from './incident';
 import type { LedgerEvent } from './incident-events';
 import type { Transition } from './lifecycle';
 import type { EscalationPolicyShape, StepRound, StepTargets } from './oncall/escalation';
+import type { ServiceAssignment } from './oncall/service-assignment';
 import type { Caller } from './responder-rules';
 
 export type DeclareIncident = {
@@ -15,6 +16,8 @@ export type DeclareIncident = {
   labels?: unknown;
   /** The declaring responder, who becomes incident commander. */
   commander?: string;
+  /** The service the incident belongs to (assignedService), recorded with the declaration. */
+  service?: ServiceAssignment;
 };
 
 export type AssignRole = {
@@ -87,6 +90,8 @@ export type RecordEvent = {
   event: LedgerEvent;
   /** Routed by its fingerprint to an unresolved incident: it may join it only while it stays so (RouteChangedError). */
   whileUnresolved?: boolean;
+  /** Should the event open the incident: the service it belongs to (assignedService), recorded with it. */
+  service?: ServiceAssignment;
 };
 
 export type IncidentCommand = DeclareIncident | TransitionIncident | AssignRole | AddNote | ChangeSeverity | MarkDuplicate | PageIncident | EscalateIncident;

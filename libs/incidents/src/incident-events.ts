@@ -104,7 +104,20 @@ export type EscalationExhausted = {
 
 export type PagingEvent = Paged | Escalated | EscalationExhausted;
 
-export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded | SeverityChanged | IncidentDuplicated | PagingEvent;
+/** The service an incident belongs to, recorded with its opening event (escalation_policy_id: the service's policy then, or none). */
+export type ServiceAssigned = {
+  type: typeof SERVICE_ASSIGNED_TYPE;
+  incidentId: string;
+  time: string;
+  data: { service_id: string; escalation_policy_id: string | null };
+};
+
+/** Who records an incident's service (im.actor of im.incident.service_assigned). */
+export const SERVICE_ASSIGNMENT_ACTOR = 'system:oncall';
+/** Who records paging (im.actor of im.paging.*), whether a timer fell due or a responder asked. */
+export const ESCALATION_ACTOR = 'system:escalation';
+
+export type IncidentEvent = IncidentDeclared | IncidentTransitioned | RoleAssigned | NoteAdded | SeverityChanged | IncidentDuplicated | PagingEvent | ServiceAssigned;
 
 /** Any event of an incident's stream, including types the lifecycle ignores (notes, alerts). */
 export type LedgerEvent = {

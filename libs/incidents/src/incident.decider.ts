@@ -8,6 +8,7 @@ import {
   type RaciRole,
   type Severity,
   SEVERITIES,
+  type Status,
   TITLE_MAX_LENGTH,
 } from './incident';
 import type {
@@ -40,7 +41,8 @@ import {
 } from './incident-events';
 import { ConflictError, incidentNotFound, InvalidError, shortened } from './domain-errors';
 import { LIFECYCLE, REFUSED, UNCHANGED } from './lifecycle';
-import { evolveEscalation, nextStep, pageData, type StepRound, stepDueAt } from './oncall/escalation';
+import { evolveEscalation, manualEscalationRefusal, nextStep, pageData, pagingDue, type StepRound } from './oncall/escalation';
+import type { ServiceAssignment } from './oncall/service-assignment';
 import { noteRefusal, roleAssignmentRefusal, severityChangeRefusal } from './responder-rules';
 import { incidentStreamId } from './stream-names';
 
@@ -174,7 +176,7 @@ function decideDeclare(command: DeclareIncident, state: IncidentState): Incident
   const title = validTitle(command.title);
   const severity = validSeverity(command.severity);
   const { description, services, labels } = validDetails(command);
-  const { incidentId, time, commander } = command;
+  const { incidentId, time, commander, service } = command;
   const declared: IncidentEvent = {
     type: INCIDENT_EVENT_TYPES.declare,
     incidentId,
@@ -187,8 +189,15 @@ function decideDeclare(command: DeclareIncident, state: IncidentState): Incident
       ...(labels ? { labels } : {}),
     },
   };
-  if (commander === undefined) return [declared];
-  return [declared, { type: ROLE_ASSIGNED_TYPE, incidentId, time, data: { role: 'IC', user_id: commander } }];
+  const opening = [declared, ...serviceAssigned(incidentId, time, service)];
+  if (commander === undefined) return opening;
+  return [...opening, { type: ROLE_ASSIGNED_TYPE, incidentId, time, data: { role: 'IC', user_id: commander } }];
+}
+
+/** The service an incident belongs to, recorded in the same append as its opening event (the service is fixed then). */
+function serviceAssigned(incidentId: string, time: string, service: ServiceAssignment | undefined): IncidentEvent[] {
+  if (!service) return [];
+  return [{ type: SERVICE_ASSIGNED_TYPE, incidentId, time, data: { service_id: service.service_id, escalation_policy_id: service.escalation_policy_id } }];
 }
 
 function decideAssignRole(command: AssignRole, state: IncidentState): IncidentEvent[] {
@@ -286,23 +295,20 @@ function decidePage(command: PageIncident, state: IncidentState): IncidentEvent[
  */
 function decideEscalate(command: EscalateIncident, state: IncidentState): IncidentEvent[] {
   if (!state) throw incidentNotFound(command.incidentId);
-  const escalation = paging(state);
   const { policy, time } = command;
+  if (command.reason === 'manual') {
+    const refusal = manualEscalationRefusal(state, policy);
+    if (refusal) throw refusal;
+  }
+  const escalation = paging(state);
+  if (!escalation) return [];
   if (command.reason === 'timeout') {
+    const due = pagingDue(state, policy);
     const { seen } = command;
-    if (state.status !== 'open' || !escalation || escalation.exhausted) return [];
-    if (escalation.step !== seen.step || escalation.round !== seen.round) return [];
-    const due = stepDueAt(policy, escalation);
-    if (due === undefined || Date.parse(time) < Date.parse(due)) return [];
-  } else {
-    if (state.status !== 'open' && state.status !== 'acknowledged') throw refused('escalate', state);
-    if (!escalation) throw new ConflictError(`Incident ${state.id} has no escalation policy to escalate by`);
+    if (due?.kind !== 'escalate' || due.seen.step !== seen.step || due.seen.round !== seen.round || Date.parse(time) < Date.parse(due.at)) return [];
   }
-  const next = escalation && nextStep(policy, escalation);
-  if (!escalation || !next) {
-    if (command.reason === 'manual') throw new ConflictError(`Cannot escalate incident ${state.id}: no step is left to page`);
-    return escalation ? [{ type: PAGING_EVENT_TYPES.exhausted, incidentId: state.id, time, data: { rounds: escalation.round } }] : [];
-  }
+  const next = nextStep(policy, escalation);
+  if (!next) return [{ type: PAGING_EVENT_TYPES.exhausted, incidentId: state.id, time, data: { rounds: escalation.round } }];
   return [
     { type: PAGING_EVENT_TYPES.escalate, incidentId: state.id, time, data: { from_step: escalation.step, to_step: next.step, reason: command.reason } },
     pageEvent(state.id, time, next, command.targets),
@@ -318,7 +324,7 @@ const SERVICE_RECORDED_TYPES: ReadonlySet<string> = new Set([DUPLICATE_EVENT_TYP
  * allows (a repeat is stored and changes nothing), anything else needs the
  * incident to exist.
  */
-export function decideRecord({ incidentId, event, whileUnresolved }: RecordEvent, state: IncidentState): LedgerEvent[] {
+export function decideRecord({ incidentId, event, whileUnresolved, service }: RecordEvent, state: IncidentState): (LedgerEvent | IncidentEvent)[] {
   if (whileUnresolved && !unresolved(state)) throw new RouteChangedError(`Incident ${incidentId} changed while the event was routed to it`);
   const data = event.data ?? {};
   // Role changes carry an authorization rule (the commander decides): only assignRole records them.
@@ -329,13 +335,13 @@ export function decideRecord({ incidentId, event, whileUnresolved }: RecordEvent
     validTitle(data.title);
     validSeverity(data.severity);
     validDetails(data);
-    return [event];
+    return [event, ...serviceAssigned(incidentId, event.time, service)];
   }
   if (event.type === ALERT_TRIGGER_TYPE && !state) {
     if (data.title !== undefined) validTitle(data.title);
     if (data.severity !== undefined) validSeverity(data.severity);
     validDetails(data);
-    return [event];
+    return [event, ...serviceAssigned(incidentId, event.time, service)];
   }
   if (!state) throw incidentNotFound(incidentId);
   // A note is a note whichever way it arrives: the addNote mutation's rule holds for a recorded one too; so for a severity change.
@@ -386,8 +392,8 @@ function unlessInvalid<T>(check: (value: unknown) => T, value: unknown): T | und
  * as open. A canceled one is over as a resolved one is; a duplicate's alerts
  * go to the incident it duplicates (routeEvent's caller follows the link).
  */
-export const unresolved = (state: IncidentState) =>
-  !state || state.status === 'open' || state.status === 'acknowledged' || state.status === 'mitigated';
+export const UNRESOLVED_STATUSES: readonly Status[] = ['open', 'acknowledged', 'mitigated'];
+export const unresolved = (state: IncidentState) => !state || UNRESOLVED_STATUSES.includes(state.status);
 
 /** The incident an event was routed to changed before the event was stored there: route it again. */
 export class RouteChangedError extends ConflictError {}

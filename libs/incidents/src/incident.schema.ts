@@ -20,6 +20,13 @@ export const INCIDENT_SCHEMA = {
     updated_at: { type: 'string', format: 'date-time' },
     alerts_firing: { type: 'integer', minimum: 0, description: 'How many of its alerts (distinct fingerprints) are firing now; an alert resolving does not resolve the incident' },
     duplicate_of: { type: 'string', pattern: '^INC-[0-9a-f]{8}$', description: 'Only on a duplicate: the incident it duplicates, where its alerts go' },
+    service: {
+      description: 'The service the incident belongs to, fixed when it opened; null for none (or one deleted since). Answered by the incident routes',
+      type: ['object', 'null'],
+      required: ['id', 'name'],
+      properties: { id: { type: 'string' }, name: { type: 'string' } },
+      additionalProperties: false,
+    },
   },
   additionalProperties: false,
 } as const;

@@ -194,6 +194,23 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(titles(rest)).toEqual(['incident 1']);
     });
 
+    it('counts a service’s incidents by status, and lists the open ones still paging by id, page after page', async () => {
+      const of = (n: number, status: Status, serviceId: string, policyId: string | null, exhausted = false): Incident => ({
+        ...incident(n, status),
+        escalation: { serviceId, policyId, step: 1, round: 1, pagedAt: incident(n).createdAt, paged: ['ann'], exhausted },
+      });
+      await save(
+        [of(1, 'open', 'svc-a', 'pol'), of(2, 'acknowledged', 'svc-a', 'pol'), of(3, 'resolved', 'svc-a', 'pol'), of(4, 'open', 'svc-b', null), of(5, 'open', 'svc-b', 'pol', true), of(6, 'open', 'svc-b', 'pol'), incident(7)],
+        7n,
+      );
+      expect(await store.incidents.countOfService('svc-a', ['open', 'acknowledged', 'mitigated'])).toBe(2);
+      expect(await store.incidents.countOfService('svc-b', ['open'])).toBe(3);
+      expect(await store.incidents.countOfService('svc-none', ['open'])).toBe(0);
+      const first = await store.incidents.listPaging({ limit: 1 });
+      expect(first.map((one) => one.title)).toEqual(['incident 1']);
+      expect((await store.incidents.listPaging({ limit: 10, after: first[0].id })).map((one) => one.title)).toEqual(['incident 6']);
+    });
+
     it('stores and finds notification preferences per user', async () => {
       await store.reset(preferencesProjection.name);
       expect(await store.preferences.findByUser('alice')).toBeUndefined();

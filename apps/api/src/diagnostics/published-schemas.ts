@@ -20,8 +20,9 @@ export const PUBLISHED_SCHEMAS: Record<string, Record<string, JsonSchema>> = {
 };
 
 /**
- * The same schema as an OpenAPI 3.0 schema object: 3.0 has no `const` and no
- * `$schema`/`$id`, so those are translated or dropped.
+ * The same schema as an OpenAPI 3.0 schema object: 3.0 has no `const`, no
+ * `$schema`/`$id` and no `null` type (`nullable` instead), so those are
+ * translated or dropped.
  */
 export function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema);
@@ -30,6 +31,7 @@ export function toOpenApiSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === '$id') continue;
     if (key === 'const') out.enum = [value];
+    else if (key === 'type' && Array.isArray(value) && value.includes('null')) Object.assign(out, { type: value.find((type) => type !== 'null'), nullable: true });
     else out[key] = toOpenApiSchema(value);
   }
   return out;

@@ -23,6 +23,7 @@ import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
 import { NotificationsResolver } from './notifications.resolver';
 import { OncallResolver } from './oncall.resolver';
+import { IncidentServiceFields, MobileViewServiceFields } from './incident-service.resolver';
 import { PreferencesResolver } from './preferences.resolver';
 import { queryLimitsPlugin } from './query-limits.plugin';
 import { subscriptionsOverSocketPlugin } from './subscriptions-over-socket.plugin';
@@ -77,6 +78,8 @@ export class GraphqlApiModule {
         GraphqlWsServer,
         NotificationsResolver,
         OncallResolver,
+        IncidentServiceFields,
+        MobileViewServiceFields,
       ],
     };
   }

@@ -76,6 +76,14 @@ export class IncidentsResolver {
     return toGqlIncident(await this.commands.transition(id, 'ack', { caller }));
   }
 
+  @Mutation(() => Incident, {
+    description: 'Pages the next step of the escalation policy now (reason manual) while OPEN or ACKNOWLEDGED; the status stays. Needs timeline.writer',
+  })
+  @RequireRole(TIMELINE_ROLES.writer)
+  async escalateIncident(@Args('incidentId', { type: () => ID }) incidentId: string, @GqlPrincipal() caller: Principal): Promise<Incident> {
+    return toGqlIncident(await this.commands.escalate(incidentId, { caller }));
+  }
+
   @Mutation(() => Incident, { description: 'Cancels an open or acknowledged incident (CANCELED), which ends its paging. Needs timeline.writer' })
   @RequireRole(TIMELINE_ROLES.writer)
   async cancelIncident(@Args('incidentId', { type: () => ID }) incidentId: string, @GqlPrincipal() caller: Principal): Promise<Incident> {

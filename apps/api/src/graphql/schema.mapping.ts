@@ -24,6 +24,7 @@ export const toGqlIncident = (incident: DomainIncident): Incident => ({
   createdAt: new Date(incident.createdAt),
   updatedAt: new Date(incident.updatedAt),
   duplicateOf: incident.duplicateOf ?? null,
+  serviceId: incident.escalation?.serviceId ?? null,
 });
 
 export const toGqlSummary = (incident: DomainIncident): IncidentSummary => ({

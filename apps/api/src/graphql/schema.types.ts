@@ -1,4 +1,5 @@
 import { Field, GraphQLISODateTime, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { EscalationState } from './oncall.types';
 import GraphQLJSON from 'graphql-type-json';
 
 /** GraphQL spells enums with underscores and capitals (SEV_1, OPEN); REST uses SEV-1, open. */
@@ -53,6 +54,8 @@ export class Incident {
   @Field(() => GraphQLISODateTime) createdAt!: Date;
   @Field(() => GraphQLISODateTime) updatedAt!: Date;
   @Field(() => ID, { nullable: true, description: 'Of a DUPLICATE: the incident it duplicates' }) duplicateOf?: string | null;
+  /** The service it belongs to, for the `service` field's resolver (IncidentServiceFields). */
+  serviceId?: string | null;
 }
 
 @ObjectType()
@@ -97,6 +100,9 @@ export class IncidentMobileView {
   @Field(() => String, { nullable: true }) warRoomLink?: string | null;
   @Field(() => [TimelineEventSummary], { description: 'The newest events the caller may see' }) quickTimeline!: TimelineEventSummary[];
   @Field(() => Int, { description: 'How many of its alerts (distinct fingerprints) are firing now' }) alertsFiring!: number;
+  @Field(() => EscalationState, { nullable: true, description: 'Paging against its escalation policy; null without a policy' }) escalation?: EscalationState | null;
+  /** The service it belongs to, for the `service` field's resolver (IncidentServiceFields). */
+  serviceId?: string | null;
 }
 
 @ObjectType()

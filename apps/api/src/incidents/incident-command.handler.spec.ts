@@ -1,6 +1,7 @@
 import type { IncidentQueryService, IncidentVisibility, Principal } from '@im/access';
 import type { IncidentCommand } from '@im/incidents';
 import { type Clock, type CommandHandler, randomIds } from '@im/write-path';
+import type { PagingPlans, ServiceAssignments } from '@im/paging';
 import { IncidentCommandHandler } from './incident-command.handler';
 
 describe('IncidentCommandHandler', () => {
@@ -16,7 +17,7 @@ describe('IncidentCommandHandler', () => {
       },
     } as unknown as CommandHandler;
     const incidents = { get: async () => ({}) } as unknown as IncidentQueryService;
-    const handler = new IncidentCommandHandler(commands, {} as IncidentVisibility, incidents, clock, randomIds);
+    const handler = new IncidentCommandHandler(commands, {} as IncidentVisibility, incidents, clock, randomIds, {} as ServiceAssignments, {} as PagingPlans);
     await handler.transition('INC-1', 'ack', { caller: { sub: 'ana' } as Principal });
     expect(times).toEqual(['2026-12-01T10:00:00.000Z', '2026-12-01T10:00:01.000Z']);
   });

@@ -1,18 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type CloudEvent, type EnvelopeContext, toCloudEvent } from '@im/cloudevents';
-import type { DeclareIncident, Incident, IncidentCommand, IncidentEvent, IncidentState, LedgerEvent, Transition } from '@im/incidents';
+import { type DeclareIncident, ESCALATION_ACTOR, type Incident, type IncidentCommand, type IncidentEvent, type IncidentState, type LedgerEvent, NO_STEPS, type Transition } from '@im/incidents';
 import { CLOCK, type Clock, CommandHandler, type Executed, ID_GENERATOR, type IdGenerator, incidentWrites } from '@im/write-path';
 import { IncidentQueryService, IncidentVisibility, type Principal } from '@im/access';
+import { PagingPlans, ServiceAssignments, withServiceAssignment } from '@im/paging';
 
 export interface CommandContext {
   /** Who asks: the events' im.actor, and whose clearance and roles the decision weighs. */
   caller: Principal;
   /** Extension attributes for the appended events (e.g. im.visibility). */
   attributes?: EnvelopeContext['attributes'];
+  /** The events' im.actor when it is not the caller (a responder's escalation is recorded by system:escalation). */
+  actor?: string;
 }
 
-/** What a declaration needs besides the id and time the handler assigns. */
-export type DeclareInput = Omit<DeclareIncident, 'kind' | 'incidentId' | 'time'>;
+/** What a declaration needs besides the id and time the handler assigns, and the service it finds. */
+export type DeclareInput = Omit<DeclareIncident, 'kind' | 'incidentId' | 'time' | 'service'>;
 
 /** What a declare (REST or GraphQL) asks the handler for: the input, and the attributes its visibility records. */
 export interface DeclareRequest {
@@ -39,17 +42,32 @@ export class IncidentCommandHandler {
     private readonly incidents: IncidentQueryService,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly services: ServiceAssignments,
+    private readonly plans: PagingPlans,
   ) {}
 
   async declare(input: DeclareInput, context: CommandContext): Promise<Incident> {
+    // The first of its services naming one is the incident's, fixed as it opens.
+    const service = await this.services.forOpening(undefined, { services: input.services });
     // Not through the visibility gate: a drawn id that is taken is drawn again, whoever can see its incident.
     const { key } = await this.commands.execute(
       incidentWrites,
       () => this.ids.incidentId(),
-      (incidentId): IncidentCommand => ({ kind: 'declare', incidentId, time: this.now(), ...input }),
-      { envelope: this.envelope(context) },
+      (incidentId): IncidentCommand => ({ kind: 'declare', incidentId, time: this.now(), ...input, service }),
+      { envelope: withServiceAssignment(this.envelope(context), context.caller.sub) },
     );
     return this.incidents.get(context.caller, key);
+  }
+
+  /**
+   * A responder pages the next step now (reason manual), recorded by
+   * system:escalation with the caller as its sender; the targets are those of
+   * this instant. An incident whose policy is gone has no step left (409).
+   */
+  async escalate(incidentId: string, context: CommandContext): Promise<Incident> {
+    const policyId = this.shown(incidentId, await this.commands.state(incidentWrites, incidentId), context)?.escalation?.policyId;
+    const plan = (policyId && (await this.plans.planFor(policyId, this.clock.now()))) || { policy: NO_STEPS, targets: [] };
+    return this.run(incidentId, { ...context, actor: ESCALATION_ACTOR }, (id, time) => ({ kind: 'escalate', incidentId: id, time, reason: 'manual', ...plan }));
   }
 
   transition(incidentId: string, kind: Transition, context: CommandContext): Promise<Incident> {
@@ -103,6 +121,6 @@ export class IncidentCommandHandler {
   }
 
   private envelope(context: CommandContext): (event: IncidentEvent | LedgerEvent) => CloudEvent {
-    return (event) => toCloudEvent(event as IncidentEvent, { actor: context.caller.sub, sender: context.caller.sub, attributes: context.attributes });
+    return (event) => toCloudEvent(event as IncidentEvent, { actor: context.actor ?? context.caller.sub, sender: context.caller.sub, attributes: context.attributes });
   }
 }

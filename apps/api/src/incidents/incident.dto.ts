@@ -1,4 +1,5 @@
 import type { Incident } from '@im/incidents';
+import type { ServiceRecord } from '@im/read-models';
 
 export interface IncidentResponse {
   id: string;
@@ -12,7 +13,15 @@ export interface IncidentResponse {
   alerts_firing: number;
   /** Of a duplicate: the incident it duplicates. */
   duplicate_of?: string;
+  /** The service it belongs to, fixed when it opened; null for none (or one deleted since). Not yet in the live stream's frames. */
+  service?: { id: string; name: string } | null;
 }
+
+/** The incident routes' answer: the incident with the service it belongs to, as OncallQueryService.servicesOf finds it. */
+export const withService = (response: IncidentResponse, service: ServiceRecord | undefined): IncidentResponse => ({
+  ...response,
+  service: service ? { id: service.id, name: service.name } : null,
+});
 
 export const toIncidentResponse = (incident: Incident): IncidentResponse => ({
   id: incident.id,

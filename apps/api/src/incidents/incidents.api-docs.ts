@@ -53,6 +53,12 @@ export const IncidentsApiDocs = {
   resolve: lifecycleMove('Resolve', 'resolved'),
   close: lifecycleMove('Close', 'closed'),
   cancel: lifecycleMove('Cancel', 'canceled'),
+  escalate: apiDocs(
+    ApiOperation({ summary: 'Page the next step of the escalation policy now (reason manual), while open or acknowledged; the status stays' }),
+    ApiResponse({ status: 200, description: 'The incident', schema: ref('Incident') }),
+    ApiResponse({ status: 409, ...errorResponse('Not open or acknowledged, no escalation policy, or no step left and no repeat') }),
+    ApiErrors(404),
+  ),
   duplicate: apiDocs(
     ApiOperation({
       summary:

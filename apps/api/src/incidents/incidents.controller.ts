@@ -9,14 +9,15 @@ import {
   Res,
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import type { Transition } from '@im/incidents';
+import type { Incident, Transition } from '@im/incidents';
 import { IncidentQueryService, IncidentVisibility, type Principal } from '@im/access';
 import { CurrentPrincipal } from '../auth/access.decorators';
 import { IncidentCommandHandler } from './incident-command.handler';
 import { parseCreateIncidentBody } from './create-incident.body';
 import { parseDuplicateIncidentBody } from './duplicate-incident.body';
-import { type IncidentResponse, toIncidentResponse } from './incident.dto';
+import { type IncidentResponse, toIncidentResponse, withService } from './incident.dto';
 import { IncidentsApiDocs } from './incidents.api-docs';
+import { OncallQueryService } from '../oncall/oncall-query.service';
 import { nextPageLink, parseIncidentListQuery, type RawQuery } from './incident-list.query';
 
 const BASE_PATH = '/api/v1/incidents';
@@ -28,6 +29,7 @@ export class IncidentsController {
     private readonly commands: IncidentCommandHandler,
     private readonly incidents: IncidentQueryService,
     private readonly visibility: IncidentVisibility,
+    private readonly oncall: OncallQueryService,
   ) {}
 
   @Post()
@@ -41,7 +43,7 @@ export class IncidentsController {
     const { input, attributes } = parseCreateIncidentBody(body, caller, this.visibility.levelsFor(caller));
     const incident = await this.commands.declare(input, { caller, attributes });
     void reply.header('location', `${BASE_PATH}/${incident.id}`);
-    return toIncidentResponse(incident);
+    return this.shown(incident);
   }
 
   @Get()
@@ -54,13 +56,14 @@ export class IncidentsController {
     const query = parseIncidentListQuery(rawQuery);
     const { incidents, more } = await this.incidents.list(caller, query);
     if (more) void reply.header('link', nextPageLink(BASE_PATH, query, incidents[incidents.length - 1]));
-    return incidents.map(toIncidentResponse);
+    const services = await this.oncall.servicesOf(incidents);
+    return incidents.map((incident, i) => withService(toIncidentResponse(incident), services[i]));
   }
 
   @Get(':id')
   @IncidentsApiDocs.get
   async get(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
-    return toIncidentResponse(await this.incidents.get(caller, id));
+    return this.shown(await this.incidents.get(caller, id));
   }
 
   @Post(':id/ack')
@@ -105,6 +108,19 @@ export class IncidentsController {
     const { of } = parseDuplicateIncidentBody(body);
     const incident = await this.commands.markDuplicate(id, of, { caller });
     return { status: incident.status, duplicate_of: incident.duplicateOf ?? null };
+  }
+
+  /** Pages the next step of the incident's escalation policy now (reason manual), while it is open or acknowledged. */
+  @Post(':id/escalate')
+  @HttpCode(200)
+  @IncidentsApiDocs.escalate
+  async escalate(@Param('id') id: string, @CurrentPrincipal() caller: Principal): Promise<IncidentResponse> {
+    return this.shown(await this.commands.escalate(id, { caller }));
+  }
+
+  private async shown(incident: Incident): Promise<IncidentResponse> {
+    const [service] = await this.oncall.servicesOf([incident]);
+    return withService(toIncidentResponse(incident), service);
   }
 
   private async move(id: string, transition: Transition, caller: Principal): Promise<{ status: string }> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
-import { compileOf, CompiledSchedules, type ConfigDocuments, ONCALL_QUERIES, type OncallQueries, type ReadySchedule } from '@im/read-models';
+import { type Incident, policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
+import { compileOf, CompiledSchedules, type ConfigDocuments, type EscalationPolicyRecord, ONCALL_QUERIES, type OncallQueries, type ReadySchedule, type ServiceRecord } from '@im/read-models';
 import { toEscalationPolicyView, toScheduleView, toServiceView } from './oncall.views';
 
 /** One of the caller's shifts in a schedule (myOnCall). */
@@ -68,6 +68,24 @@ export class OncallQueryService {
 
   async shifts(id: string, window: { from: number; to: number }) {
     return { shifts: shiftsBetween((await this.ready(id)).compiled, window.from, window.to).map(({ user, start, end }) => ({ user, start: iso(start), end: iso(end) })) };
+  }
+
+  /** A service's record; undefined when none exists (or it was deleted). */
+  serviceRecord(id: string): Promise<ServiceRecord | undefined> {
+    return this.oncall.services.findById(id);
+  }
+
+  /** The service each incident belongs to, in order: undefined for none, or one deleted since (one read for them all). */
+  async servicesOf(incidents: readonly Incident[]): Promise<(ServiceRecord | undefined)[]> {
+    if (!incidents.some((incident) => incident.escalation)) return incidents.map(() => undefined);
+    const services = new Map((await this.oncall.services.list()).map((service) => [service.id, service]));
+    return incidents.map((incident) => (incident.escalation ? services.get(incident.escalation.serviceId) : undefined));
+  }
+
+  /** The escalation policy the incident pages by: undefined for none, or one deleted since. */
+  async policyOf(incident: Incident): Promise<EscalationPolicyRecord | undefined> {
+    const policyId = incident.escalation?.policyId;
+    return policyId ? this.oncall.escalationPolicies.findById(policyId) : undefined;
   }
 
   /** The user's shifts in [from, to) across every schedule, in time order (ties by schedule name). */

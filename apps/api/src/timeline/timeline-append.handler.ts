@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type CloudEvent, SERVICE_SOURCE } from '@im/cloudevents';
+import { type CloudEvent, senderOf, SERVICE_SOURCE } from '@im/cloudevents';
 import { DuplicateEventError, EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
-import { type Duplicate, type FingerprintState, incidentIdOfStream, RouteChangedError, type StreamEvent } from '@im/incidents';
+import { type Duplicate, type FingerprintState, incidentIdOfStream, RouteChangedError, SERVICE_ASSIGNMENT_ACTOR, type StreamEvent } from '@im/incidents';
 import {
   CLOCK,
   type Clock,
@@ -13,6 +13,7 @@ import {
   incidentWrites,
   type StreamCommand,
 } from '@im/write-path';
+import { ServiceAssignments, withServiceAssignment } from '@im/paging';
 import { type AppendAnswer, type AppendResult, appendResultOf } from './append-result';
 import type { BatchItem } from './cloud-event.body';
 import { type AppendLookups, type AppendPlan, type FingerprintFacts, planAppend, type PlanOptions, recording } from './append-plan';
@@ -63,6 +64,7 @@ export class TimelineAppendHandler {
     private readonly commands: CommandHandler,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly services: ServiceAssignments,
   ) {}
 
   /** Records the event, then waits until the read models show it. */
@@ -117,7 +119,11 @@ export class TimelineAppendHandler {
     }
     const incidentId = this.ids.incidentId();
     const { stored, command } = recording(event, incidentId, route);
-    const opening: StreamCommand<unknown, unknown, unknown>[] = [{ model: incidentWrites, key: incidentId, command, envelope: () => stored, dedupKeys }];
+    // The incident's service is fixed now, recorded in the same append as the event that opens it.
+    const sender = senderOf(stored);
+    const service = await this.services.forOpening(sender, stored.data as Record<string, unknown> | undefined);
+    const envelope = withServiceAssignment(() => stored, sender ?? SERVICE_ASSIGNMENT_ACTOR);
+    const opening: StreamCommand<unknown, unknown, unknown>[] = [{ model: incidentWrites, key: incidentId, command: { ...command, service }, envelope, dedupKeys }];
     if (claims !== undefined && fingerprint) {
       const claim = { kind: 'claim' as const, fingerprint: claims, incidentId };
       opening.unshift({ model: fingerprintWrites, key: claims, command: claim, envelope: (decided: StreamEvent) => this.claimEvent(decided), base: fingerprint.claims });

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from '@im/config';
 import { LedgerModule } from '@im/write-path';
 import { TimelineAuthorizer } from '@im/access';
+import { PagingModule } from '@im/paging';
 import { IncidentsModule } from '../incidents/incidents.module';
 import { LedgerExports } from '../ledger-proof/ledger-exports';
 import { LedgerProofModule } from '../ledger-proof/ledger-proof.module';
@@ -12,7 +13,7 @@ import { CURSOR_KEY, cursorKey, TimelineCursors } from './timeline-cursor';
 import { TimelineReader } from './timeline-reader.service';
 
 @Module({
-  imports: [LedgerModule, IncidentsModule, LedgerProofModule],
+  imports: [LedgerModule, IncidentsModule, LedgerProofModule, PagingModule],
   controllers: [TimelineController],
   providers: [
     TimelineAppendHandler,

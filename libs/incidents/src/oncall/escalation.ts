@@ -1,3 +1,4 @@
+import { ConflictError } from '../domain-errors';
 import type { EscalationState, Incident } from '../incident';
 import { type LedgerEvent, type Paged, PAGING_EVENT_TYPES, type PagedUser, SERVICE_ASSIGNED_TYPE } from '../incident-events';
 
@@ -45,6 +46,40 @@ export function stepDueAt(policy: EscalationPolicyShape, escalation: EscalationS
   if (escalation.exhausted || escalation.pagedAt === null || escalation.step === 0) return undefined;
   const delaySeconds = policy.steps[escalation.step - 1]?.delay_seconds ?? 0;
   return new Date(Date.parse(escalation.pagedAt) + delaySeconds * 1000).toISOString();
+}
+
+/** A policy with no step: what an incident whose policy is gone escalates by (nothing is left to page). */
+export const NO_STEPS: EscalationPolicyShape = { steps: [], repeat: 0 };
+
+/** What a timer does next for an incident: page step 1 (never paged yet), or escalate from the step it saw once that falls due. */
+export type PagingDue = { kind: 'page'; at: string } | { kind: 'escalate'; at: string; seen: StepRound };
+
+/**
+ * When an incident's paging next fires by its policy, and as which command:
+ * none unless it is open, has a policy and is not exhausted. The first page is
+ * due when the incident opened; a later step when stepDueAt says.
+ */
+export function pagingDue(incident: Incident, policy: EscalationPolicyShape): PagingDue | undefined {
+  const { escalation } = incident;
+  if (incident.status !== 'open' || !escalation?.policyId || escalation.exhausted) return undefined;
+  if (escalation.step === 0) return { kind: 'page', at: incident.createdAt };
+  const at = stepDueAt(policy, escalation);
+  return at === undefined ? undefined : { kind: 'escalate', at, seen: { step: escalation.step, round: escalation.round } };
+}
+
+/**
+ * Why a responder's escalation of the incident would be refused (409), or
+ * undefined when it would page the next step: the incident decider decides
+ * with it, and the ESCALATE quick action is enabled by it.
+ */
+export function manualEscalationRefusal(incident: Incident, policy: EscalationPolicyShape): ConflictError | undefined {
+  if (incident.status !== 'open' && incident.status !== 'acknowledged') {
+    return new ConflictError(`Cannot escalate incident ${incident.id}: it is ${incident.status}`);
+  }
+  const { escalation } = incident;
+  if (!escalation?.policyId) return new ConflictError(`Incident ${incident.id} has no escalation policy to escalate by`);
+  if (!nextStep(policy, escalation)) return new ConflictError(`Cannot escalate incident ${incident.id}: no step is left to page`);
+  return undefined;
 }
 
 /** The data of a page: a user both targeted and on call (or on call in two schedules) is paged once, as the first target that named them. */

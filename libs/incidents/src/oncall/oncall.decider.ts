@@ -112,7 +112,8 @@ export function evolveOncall(state: OncallState, event: StreamEvent): OncallStat
   }
 }
 
-const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+/** Service names are one name whatever their case (docs/decisions.md, "On-call configuration"). */
+export const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 function decideService(kind: 'create_service' | 'update_service', given: ServiceData, state: OncallState): OncallEvent[] {
   const service = checkedService(given);

@@ -28,4 +28,8 @@ export interface IncidentQueries {
   exists(id: string): Promise<boolean>;
   /** Newest first by createdAt, then id. */
   list(query: IncidentListQuery): Promise<Incident[]>;
+  /** How many incidents of the service are in one of the statuses. */
+  countOfService(serviceId: string, statuses: readonly Status[]): Promise<number>;
+  /** Open incidents with an escalation policy whose paging is not exhausted (what the escalation timers look at), by id, after `after`. */
+  listPaging(query: { limit: number; after?: string }): Promise<Incident[]>;
 }

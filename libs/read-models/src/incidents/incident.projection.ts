@@ -19,12 +19,19 @@ export const incidentProjection: Projection<Incident> = {
       createdAt: { type: 'text', path: ['createdAt'] },
       // Absent (null) for an incident declared without a visibility: every caller sees it.
       visibility: { type: 'text', path: ['visibility'] },
+      // Paging (docs/decisions.md, "Paging and its timers"): absent (null) for an incident of no service.
+      serviceId: { type: 'text', path: ['escalation', 'serviceId'] },
+      escalationPolicyId: { type: 'text', path: ['escalation', 'policyId'] },
+      pagingExhausted: { type: 'integer', path: ['escalation', 'exhausted'] },
     },
     // Lists are newest first, ties broken by id (the key): every index ends in that order.
     indexes: [
       { name: 'by_created', on: ['-createdAt', '-key'] },
       { name: 'by_status', on: ['status', '-createdAt', '-key'] },
       { name: 'by_severity', on: ['severity', '-createdAt', '-key'] },
+      // Only incidents of a service: who belongs to one (deleting it), and what the escalation timers look at.
+      { name: 'by_service', on: ['serviceId', 'status'], sparse: true },
+      { name: 'by_paging', on: ['pagingExhausted', 'status', 'key'], sparse: true },
     ],
   }),
 };

@@ -1,5 +1,5 @@
 import mongoose, { type Connection, type Model, Schema } from 'mongoose';
-import type { Incident } from '@im/incidents';
+import type { Incident, Status } from '@im/incidents';
 import type { DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
@@ -307,6 +307,16 @@ class MongoIncidentQueries implements IncidentQueries {
     const held = await this.assignments.find({ 'q.userId': userId }).select({ q: 1 }).lean<{ q: { incidentId: string } }[]>();
     const ids = [...new Set(held.map((row) => row.q.incidentId))];
     return this.select({ _id: { $in: ids } }, query);
+  }
+
+  countOfService(serviceId: string, statuses: readonly Status[]): Promise<number> {
+    return this.incidents.countDocuments({ 'q.serviceId': serviceId, 'q.status': { $in: [...statuses] } });
+  }
+
+  async listPaging({ limit, after }: { limit: number; after?: string }): Promise<Incident[]> {
+    const filter: Record<string, unknown> = { 'q.pagingExhausted': false, 'q.status': 'open', 'q.escalationPolicyId': { $ne: null } };
+    if (after !== undefined) filter._id = { $gt: after };
+    return parseIncidents(await this.incidents.find(filter).sort({ _id: 1 }).limit(limit).lean());
   }
 
   private async select(base: Record<string, unknown>, query: IncidentListQuery): Promise<Incident[]> {

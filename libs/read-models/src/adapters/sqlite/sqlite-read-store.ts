@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { LRUCache } from 'lru-cache';
-import type { Incident } from '@im/incidents';
+import type { Incident, Status } from '@im/incidents';
 import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
@@ -393,6 +393,26 @@ class SqliteIncidentQueries implements IncidentQueries {
         ? this.page(`incidents ${this.incidents.indexedBy('by_created')}`, [`EXISTS (SELECT 1 FROM ${assignments} WHERE user_id = ? AND incident_id = incidents.key)`], [userId], query)
         : this.page('incidents', [`key IN (SELECT incident_id FROM ${assignments} WHERE user_id = ?)`], [userId], query);
     });
+  }
+
+  async countOfService(serviceId: string, statuses: readonly Status[]): Promise<number> {
+    this.incidents.requireIndexes();
+    const where = ['service_id = ?'];
+    const params: unknown[] = [serviceId];
+    isOneOf(where, params, 'status', statuses);
+    return this.sql.get(`SELECT count(*) FROM incidents ${this.incidents.indexedBy('by_service')} WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
+  }
+
+  async listPaging({ limit, after }: { limit: number; after?: string }): Promise<Incident[]> {
+    this.incidents.requireIndexes();
+    const where = [`paging_exhausted = 0`, `status = 'open'`, 'escalation_policy_id IS NOT NULL'];
+    const params: unknown[] = [];
+    if (after !== undefined) {
+      where.push('key > ?');
+      params.push(after);
+    }
+    const docs = this.sql.get(`SELECT doc FROM incidents ${this.incidents.indexedBy('by_paging')} WHERE ${where.join(' AND ')} ORDER BY key LIMIT ?`).pluck().all(...params, limit) as string[];
+    return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 
   private async select(plan: ListPlan): Promise<Incident[]> {

@@ -122,7 +122,7 @@ describe('SqliteReadStore opening a file written by the previous version', () =>
     const changed = new Set(['incidents', 'timeline']);
     const existed = new Set(before.map((o) => o.name));
     expect(after.filter((o) => !changed.has(o.name) && existed.has(o.name))).toEqual(before.filter((o) => !changed.has(o.name)));
-    expect(after.filter((o) => !existed.has(o.name)).map((o) => o.name)).toEqual(['escalation_policies', 'escalation_policies_by_created', 'integration_key_history', 'integration_key_history_by_position', 'integration_keys', 'integration_keys_by_created', 'notifications', 'notifications_by_responder', 'notifications_due', 'oncall_services', 'oncall_services_by_created', 'outbound_attempts', 'outbound_attempts_by_position', 'outbound_attempts_by_target', 'outbound_checkpoints', 'outbound_resends', 'push_subscriptions', 'push_subscriptions_by_user', 'schedules', 'schedules_by_created', 'webhooks', 'webhooks_by_created']);
+    expect(after.filter((o) => !existed.has(o.name)).map((o) => o.name)).toEqual(['escalation_policies', 'escalation_policies_by_created', 'incidents_by_paging', 'incidents_by_service', 'integration_key_history', 'integration_key_history_by_position', 'integration_keys', 'integration_keys_by_created', 'notifications', 'notifications_by_responder', 'notifications_due', 'oncall_services', 'oncall_services_by_created', 'outbound_attempts', 'outbound_attempts_by_position', 'outbound_attempts_by_target', 'outbound_checkpoints', 'outbound_resends', 'push_subscriptions', 'push_subscriptions_by_user', 'schedules', 'schedules_by_created', 'webhooks', 'webhooks_by_created']);
   });
 
   it('leaves the file as it is on the next open', async () => {

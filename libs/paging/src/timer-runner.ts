@@ -1,0 +1,111 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@im/config';
+import { EVENT_STORE, type EventStore, type Subscription } from '@im/event-store';
+import { SERVICE_ASSIGNED_TYPE } from '@im/incidents';
+import { PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { CLOCK, type Clock } from '@im/write-path';
+import type { DueSource } from './due-work';
+import { EscalationsDue } from './escalations-due';
+
+/** The longest a pass waits for the next: the contract's 5 s for a due escalation, with room for the pass itself (docs/decisions.md). */
+export const TIMER_POLL_MS = 1000;
+
+/**
+ * Fires timed work where the projections run (PROJECTOR=embedded in the api,
+ * else apps/projector), never in both: a pass every TIMER_POLL_MS, and one as
+ * soon as the read models show an incident that opened with a service (its
+ * first page is due at once). Each pass asks every source what is due now
+ * and fires it; a failure is logged and the next pass finds the work again.
+ * The first pass, at start, fires what fell due while the service was down.
+ */
+@Injectable()
+export class TimerRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Timers');
+  private readonly sources: DueSource[];
+  private subscription?: Subscription;
+  private running?: Promise<void>;
+  private stopped = false;
+  private wakeUp?: () => void;
+  private woken = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
+    @Inject(CLOCK) private readonly clock: Clock,
+    escalations: EscalationsDue,
+  ) {
+    this.sources = [escalations];
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.projector === 'embedded') await this.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.stopped = false;
+    this.subscription = this.eventStore.subscribeToAll(await this.eventStore.headPosition(), async (events) => {
+      const opened = events.filter(({ event }) => event.type === SERVICE_ASSIGNED_TYPE);
+      if (opened.length === 0) return;
+      // Woken once the read models show the incident; not awaited, so the subscription is never held up.
+      this.progress.waitFor(opened[opened.length - 1].position, this.config.projectionWaitMs).then(() => this.wake(), () => this.wake());
+    });
+    this.running = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.subscription?.stop();
+    await this.running;
+    this.running = undefined;
+  }
+
+  /** One pass: every source's due work, fired in turn. */
+  async pass(): Promise<void> {
+    for (const source of this.sources) {
+      const work = await source.due(this.clock.now()).catch((error: unknown) => {
+        this.logger.error(`Could not read the due ${source.name}, will try again: ${String(error)}`);
+        return [];
+      });
+      for (const item of work) {
+        if (this.stopped) return;
+        await item.fire().catch((error: unknown) => this.logger.error(`Could not fire ${item.key}, will try again: ${String(error)}`));
+      }
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      await this.pass();
+      await this.nap();
+    }
+  }
+
+  /** Real time, not the injected clock: the cadence of passes is this process's, whatever time the clock tells. */
+  private nap(): Promise<void> {
+    if (this.woken || this.stopped) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wakeUp?.(), TIMER_POLL_MS);
+      this.wakeUp = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** Ends the nap now, or the next one before it starts. */
+  private wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+}
