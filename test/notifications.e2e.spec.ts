@@ -301,7 +301,7 @@ describe('a page (on call)', () => {
     const [mail] = smtp.to('hana@example.com');
     expect(mail.header('subject')).toBe(`[SEV-3] Paged: ${id}: Search is slow`);
     expect(mail.raw).toContain('You are paged (escalation step 2, round 1)');
-    expect(mail.raw).toContain(`https://im.example.com/incidents/${id}?ack=1`);
+    expect(mail.text).toContain(`https://im.example.com/incidents/${id}?ack=1`);
     expect(await decision('hana', { incidentId: id, channel: 'email' })).toMatchObject({ trigger: 'paged', decision: 'SENT', reason: null, sentAt: expect.any(String) });
     expect(await decision('hana', { incidentId: id, channel: 'push' })).toMatchObject({ trigger: 'paged', decision: 'SUPPRESSED', reason: 'channel_disabled' });
 

@@ -5,7 +5,17 @@ export interface ReceivedMail {
   to: string[];
   from: string;
   raw: string;
+  /** The body as the reader sees it: quoted-printable decoded (a long line or an `=` is encoded so on the wire). */
+  text: string;
   header: (name: string) => string | undefined;
+  /** When the server accepted it (epoch ms). */
+  receivedAt: number;
+}
+
+/** RFC 2045 quoted-printable: soft line breaks dropped, `=XX` bytes decoded as UTF-8. */
+function quotedPrintable(body: string): string {
+  const escaped = body.replace(/%/g, '%25').replace(/=\r?\n/g, '');
+  return decodeURIComponent(escaped.replace(/=([0-9A-F]{2})/gi, (_, hex: string) => `%${hex}`));
 }
 
 /**
@@ -41,11 +51,15 @@ export class MailReceiver {
           const raw = Buffer.concat(chunks).toString('utf8');
           // Unfolded headers: a long subject is folded over several lines.
           const head = raw.slice(0, raw.indexOf('\r\n\r\n')).replace(/\r\n[ \t]+/g, ' ');
+          const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+          const header = (name: string) => head.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim();
           this.mails.push({
             to: session.envelope.rcptTo.map((r) => r.address),
             from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             raw,
-            header: (name) => head.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name.toLowerCase()}:`))?.slice(name.length + 1).trim(),
+            text: header('content-transfer-encoding')?.toLowerCase() === 'quoted-printable' ? quotedPrintable(body) : body,
+            header,
+            receivedAt: Date.now(),
           });
           void (this.holdAnswers ?? Promise.resolve()).then(() => callback());
         });
