@@ -30,3 +30,4 @@ export * from './push-subscriptions/push-subscription.projection';
 export * from './push-subscriptions/push-subscription-queries.port';
 export * from './oncall/oncall.projections';
 export * from './oncall/oncall-queries.port';
+export * from './oncall/heartbeat.projection';
