@@ -44,6 +44,7 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
   let overrideId = 'none';
   let policyId = 'none';
   let serviceId = 'none';
+  let heartbeatId = 'none';
   const schedule = () => ({ path: { id: scheduleId } });
   const scheduleBody = {
     name: 'Typed client',
@@ -420,6 +421,35 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         const names: string[] | undefined = data?.items.map((item) => item.name);
         return { responses: [response], read: names };
       },
+    },
+    '/api/v1/heartbeats': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/heartbeats', { body: { name: 'Typed client', interval_seconds: 300, service_id: serviceId } });
+        if (data) heartbeatId = data.id;
+        const status: 'waiting' | 'ok' | 'overdue' | undefined = data?.status;
+        return { responses: [response], read: status };
+      },
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/heartbeats');
+        const intervals: number[] | undefined = data?.items.map((item) => item.interval_seconds);
+        return { responses: [response], read: intervals };
+      },
+    },
+    '/api/v1/heartbeats/{id}/ping': {
+      post: async () => {
+        const { data, response } = await api.POST('/api/v1/heartbeats/{id}/ping', { params: { path: { id: heartbeatId } }, body: {} });
+        const lastPingAt: string | null | undefined = data?.last_ping_at;
+        return { responses: [response], read: lastPingAt };
+      },
+    },
+    '/api/v1/heartbeats/{id}': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/heartbeats/{id}', { params: { path: { id: heartbeatId } } });
+        const serviceOf: string | undefined = data?.service_id;
+        return { responses: [response], read: serviceOf };
+      },
+      // Before the service's own DELETE: a service a heartbeat names is not deleted.
+      delete: async () => ({ responses: [(await api.DELETE('/api/v1/heartbeats/{id}', { params: { path: { id: heartbeatId } } })).response] }),
     },
     '/api/v1/services/{id}': {
       get: async () => {

@@ -18,6 +18,7 @@ import { ConsoleModule } from './console/console.module';
 import { LiveModule } from './live/live.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OncallModule } from './oncall/oncall.module';
+import { HeartbeatPingsModule } from './heartbeats/heartbeat-pings.module';
 
 @Module({})
 export class AppModule {
@@ -38,6 +39,7 @@ export class AppModule {
         LiveModule,
         NotificationsModule,
         OncallModule,
+        HeartbeatPingsModule,
         TimersModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),

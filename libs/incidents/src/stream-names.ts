@@ -19,6 +19,8 @@ export const INTEGRATION_KEYS_STREAM = 'integration-keys';
 export const WEBHOOKS_STREAM = 'webhooks';
 /** The one stream of on-call configuration: services, escalation policies, schedules and overrides, so rules across them are decided on one fold. */
 export const ONCALL_STREAM = 'oncall';
+/** One stream per heartbeat: its pings, so whether it was overdue at any instant is answered from the ledger. */
+export const HEARTBEAT_STREAM_PREFIX = 'heartbeat-';
 
 /**
  * Every stream the service appends to. A KurrentDB server holds other streams
@@ -35,6 +37,7 @@ export const SERVICE_STREAM_PREFIXES: readonly string[] = [
   INTEGRATION_KEYS_STREAM,
   WEBHOOKS_STREAM,
   ONCALL_STREAM,
+  HEARTBEAT_STREAM_PREFIX,
 ];
 
 /** Event of a user stream: carries the whole, merged preferences. */
@@ -43,6 +46,8 @@ export const PREFERENCES_UPDATED_TYPE = 'im.user.preferences_updated';
 export const FINGERPRINT_BIND_TYPE = 'im.fingerprint.bind';
 /** Event of a diagnostics stream: the self-test's probe. */
 export const PROBE_EVENT_TYPE = 'im.diagnostics.probe';
+/** Event of a heartbeat stream: a ping, at its record time. */
+export const HEARTBEAT_PING_TYPE = 'im.heartbeat.ping';
 
 export const incidentStreamId = (incidentId: string) => `${INCIDENT_STREAM_PREFIX}${incidentId}`;
 /** The incident a stream holds; undefined for any other stream. */
@@ -56,3 +61,8 @@ export const fingerprintStreamId = (fingerprint: string) =>
   `${FINGERPRINT_STREAM_PREFIX}${createHash('sha256').update(fingerprint).digest('hex').slice(0, 32)}`;
 
 export const diagnosticsStreamId = (probeId: string) => `${DIAGNOSTICS_STREAM_PREFIX}${probeId}`;
+
+export const heartbeatStreamId = (heartbeatId: string) => `${HEARTBEAT_STREAM_PREFIX}${heartbeatId}`;
+/** The heartbeat a stream holds the pings of; undefined for any other stream. */
+export const heartbeatIdOfStream = (streamId: string) =>
+  streamId.startsWith(HEARTBEAT_STREAM_PREFIX) ? streamId.slice(HEARTBEAT_STREAM_PREFIX.length) : undefined;

@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type Subscription } from '@im/event-store';
 import { SERVICE_ASSIGNED_TYPE } from '@im/incidents';
@@ -6,6 +6,7 @@ import { PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
 import { CLOCK, type Clock } from '@im/write-path';
 import type { DueSource } from './due-work';
 import { EscalationsDue } from './escalations-due';
+import { HeartbeatsDue } from './heartbeats-due';
 
 /** The longest a pass waits for the next: the contract's 5 s for a due escalation, with room for the pass itself (docs/decisions.md). */
 export const TIMER_POLL_MS = 1000;
@@ -34,8 +35,9 @@ export class TimerRunner implements OnApplicationBootstrap, BeforeApplicationShu
     @Inject(PROJECTION_PROGRESS) private readonly progress: ProjectionProgress,
     @Inject(CLOCK) private readonly clock: Clock,
     escalations: EscalationsDue,
+    @Optional() heartbeats?: HeartbeatsDue,
   ) {
-    this.sources = [escalations];
+    this.sources = heartbeats ? [escalations, heartbeats] : [escalations];
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '@im/write-path';
 import { EscalationsDue } from './escalations-due';
+import { HeartbeatsDue } from './heartbeats-due';
 import { PagingModule } from './paging.module';
 import { TimerRunner } from './timer-runner';
 
@@ -12,7 +13,7 @@ import { TimerRunner } from './timer-runner';
  */
 @Module({
   imports: [LedgerModule, PagingModule],
-  providers: [EscalationsDue, TimerRunner],
+  providers: [EscalationsDue, HeartbeatsDue, TimerRunner],
   exports: [TimerRunner],
 })
 export class TimersModule {}

@@ -31,3 +31,4 @@ export * from './push-subscriptions/push-subscription-queries.port';
 export * from './oncall/oncall.projections';
 export * from './oncall/oncall-queries.port';
 export * from './oncall/compiled-schedules';
+export * from './oncall/heartbeat.projection';

@@ -13,6 +13,7 @@ import { foldBatch } from './projection-runner';
 import type { ProjectionCommit, ProjectionStore, StoredDocument } from './projection-store.port';
 import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
 import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
+import { heartbeatProjection } from './oncall/heartbeat.projection';
 
 /** The projections are pure folds: these tests give them events and read the documents, with no store but a map. */
 
@@ -363,5 +364,23 @@ describe('on-call projections', () => {
     expect(serviceProjection.keyOf(oncall('im.oncall.policy_created', { id: 'p1' }))).toBeUndefined();
     expect(scheduleProjection.keyOf(oncall('im.oncall.override_created', { schedule_id: 'sc1', id: 'o1' }))).toBe('sc1');
     expect(scheduleProjection.keyOf(recorded('webhooks', 'im.oncall.schedule_created', { data: { id: 'sc1' } }))).toBeUndefined();
+  });
+
+  it('keeps a heartbeat with its last ping and the alert of a missed deadline the service recorded, until it is deleted', async () => {
+    const created = oncall('im.oncall.heartbeat_created', { id: 'h1', name: 'Watchdog', interval_seconds: 60, service_id: 's1' });
+    const alert = (type: string, extra: Partial<CloudEvent> = {}) =>
+      recorded('incident-i1', type, { 'im.fingerprint': 'heartbeat:h1', 'im.actor': 'system:heartbeat', time: '2026-11-22T11:00:00.000Z', ...extra });
+    const docs = await new Documents(heartbeatProjection).deliver(created);
+    expect(docs.doc('h1')).toEqual({ id: 'h1', name: 'Watchdog', intervalSeconds: 60, serviceId: 's1', createdAt: created.event.time, lastPingAt: null, firingSince: null });
+    const ping = recorded('heartbeat-h1', 'im.heartbeat.ping', { data: {} });
+    await docs.deliver(ping, alert('im.alert.trigger'));
+    expect(docs.doc('h1')).toMatchObject({ lastPingAt: ping.event.time, firingSince: '2026-11-22T11:00:00.000Z' });
+    // The same fingerprint sent by anyone else is not the heartbeat's alert.
+    expect(heartbeatProjection.keyOf(alert('im.alert.resolve', { 'im.actor': 'integration:k1' }))).toBeUndefined();
+    await docs.deliver(alert('im.alert.resolve'));
+    expect(docs.doc('h1')?.firingSince).toBeNull();
+    await docs.deliver(oncall('im.oncall.heartbeat_deleted', { id: 'h1' }));
+    expect(docs.doc('h1')).toBeUndefined();
+    expect(heartbeatProjection.keyOf(oncall('im.oncall.service_created', { id: 's1' }))).toBeUndefined();
   });
 });

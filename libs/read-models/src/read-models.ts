@@ -8,6 +8,7 @@ import { integrationKeyHistoryProjection } from './integration-keys/integration-
 import { webhookProjection } from './webhooks/webhook.projection';
 import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
 import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
+import { heartbeatProjection } from './oncall/heartbeat.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -24,4 +25,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   serviceProjection,
   escalationPolicyProjection,
   scheduleProjection,
+  heartbeatProjection,
 ] as Projection<unknown>[];

@@ -13,6 +13,7 @@ import type { TimelineQuery } from './timeline/timeline-queries.port';
 import { ReadModelCatchingUpError } from './projection-progress';
 import { webhookProjection, type WebhookRecord } from './webhooks/webhook.projection';
 import { pushSubscriptionProjection, type PushSubscriptionRecord } from './push-subscriptions/push-subscription.projection';
+import { type HeartbeatRecord, heartbeatProjection } from './oncall/heartbeat.projection';
 import { escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from './oncall/oncall.projections';
 
 export interface ReadStoreHarness {
@@ -264,6 +265,12 @@ export function describeReadStoreContract(adapter: string, makeHarness: () => Re
       expect(await store.oncall.schedules.positionOf('sc1')).toBe(9n);
       expect(await store.oncall.schedules.positionOf('sc9')).toBeUndefined();
       expect(await store.oncall.services.positionOf('s2')).toBe(1n);
+
+      await store.reset(heartbeatProjection.name);
+      const heartbeat: HeartbeatRecord = { id: 'h1', name: 'Watchdog', intervalSeconds: 60, serviceId: 's2', createdAt: '2026-11-22T10:00:00.000Z', lastPingAt: null, firingSince: null };
+      await store.commit(heartbeatProjection.name, [{ key: 'h1', doc: heartbeat, position: 7n }], 7n);
+      expect(await store.oncall.heartbeats.findById('h1')).toEqual(heartbeat);
+      expect(await store.oncall.heartbeats.list()).toEqual([heartbeat]);
     });
 
     it('lists the integration key history in log order, however its keys and writes are ordered', async () => {

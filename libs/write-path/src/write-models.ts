@@ -3,6 +3,7 @@ import type { RecordedEvent } from '@im/event-store';
 import {
   type Decider,
   fingerprintDecider,
+  heartbeatPingDecider,
   incidentDecider,
   integrationKeyDecider,
   oncallDecider,
@@ -42,3 +43,5 @@ export const integrationKeyWrites = serviceStream(integrationKeyDecider);
 export const userStreamWrites = serviceStream(userStreamDecider);
 /** The on-call configuration: services, escalation policies, schedules and overrides, decided by its one Decider. */
 export const oncallWrites = serviceStream(oncallDecider);
+/** A heartbeat's pings. */
+export const heartbeatPingWrites = serviceStream(heartbeatPingDecider);

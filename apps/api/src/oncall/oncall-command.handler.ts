@@ -4,6 +4,7 @@ import { INCIDENT_QUERIES, type IncidentQueries } from '@im/read-models';
 import { ONCALL_ADMIN_ROLE, type Principal } from '@im/access';
 import { CommandHandler, ID_GENERATOR, type IdGenerator, oncallWrites } from '@im/write-path';
 import type { EscalationPolicyInput } from './escalation-policy.body';
+import type { HeartbeatInput } from './heartbeat.body';
 import type { OverrideInput } from './override.body';
 import type { ScheduleInput } from './schedule.body';
 import type { ServiceInput } from './service.body';
@@ -76,6 +77,15 @@ export class OncallCommandHandler {
 
   async deleteOverride(scheduleId: string, id: string, caller: Principal): Promise<void> {
     await this.decide({ kind: 'delete_override', scheduleId, id, by: overrideCaller(caller) }, caller);
+  }
+
+  createHeartbeat(input: HeartbeatInput, admin: Principal) {
+    const id = this.ids.oncallId();
+    return this.answered({ kind: 'create_heartbeat', heartbeat: { id, ...input } }, admin, () => this.queries.heartbeat(id));
+  }
+
+  async deleteHeartbeat(id: string, admin: Principal): Promise<void> {
+    await this.decide({ kind: 'delete_heartbeat', id }, admin);
   }
 
   /** Decides the command, then answers with the piece as the read models show it (they show the write by then). */

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type Incident, policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
-import { compileOf, CompiledSchedules, type ConfigDocuments, type EscalationPolicyRecord, ONCALL_QUERIES, type OncallQueries, type ReadySchedule, type ServiceRecord } from '@im/read-models';
-import { toEscalationPolicyView, toScheduleView, toServiceView } from './oncall.views';
+import { heartbeatNotFound, type Incident, policyNotFound, scheduleNotFound, serviceNotFound, shiftsBetween, onCallAt } from '@im/incidents';
+import { CLOCK, type Clock } from '@im/write-path';
+import { compileOf, CompiledSchedules, type ConfigDocuments, type EscalationPolicyRecord, type HeartbeatRecord, ONCALL_QUERIES, type OncallQueries, type ReadySchedule, type ServiceRecord } from '@im/read-models';
+import { toEscalationPolicyView, toHeartbeatView, toScheduleView, toServiceView } from './oncall.views';
 
 /** One of the caller's shifts in a schedule (myOnCall). */
 export interface OwnShift {
@@ -28,7 +29,10 @@ async function found<Doc>(documents: ConfigDocuments<Doc>, id: string, notFound:
 export class OncallQueryService {
   private readonly compiled: CompiledSchedules;
 
-  constructor(@Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries) {
+  constructor(
+    @Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
     this.compiled = new CompiledSchedules(oncall.schedules);
   }
 
@@ -60,6 +64,20 @@ export class OncallQueryService {
 
   async schedule(id: string) {
     return toScheduleView(await found(this.oncall.schedules, id, scheduleNotFound));
+  }
+
+  async heartbeats() {
+    const now = this.clock.now();
+    return (await this.oncall.heartbeats.list()).map((heartbeat) => toHeartbeatView(heartbeat, now));
+  }
+
+  async heartbeat(id: string) {
+    return toHeartbeatView(await this.heartbeatRecord(id), this.clock.now());
+  }
+
+  /** A heartbeat's record (404 when none exists, or it was deleted). */
+  heartbeatRecord(id: string): Promise<HeartbeatRecord> {
+    return found(this.oncall.heartbeats, id, heartbeatNotFound);
   }
 
   async onCall(id: string, at: number) {

@@ -1,5 +1,7 @@
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
+  HEARTBEAT_INTERVAL_SECONDS,
+  HEARTBEAT_STATUSES,
   ONCALL_NAME_MAX_LENGTH,
   POLICY_REPEAT,
   ROTATION_EVERY,
@@ -170,5 +172,44 @@ export const SchedulesApiDocs = {
     ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date-time' } }),
     ApiResponse({ status: 200, description: 'The shifts, in time order', schema: SHIFTS }),
     ApiErrors(400, 404),
+  ),
+};
+
+const HEARTBEAT_BODY = {
+  type: 'object',
+  required: ['name', 'interval_seconds', 'service_id'],
+  properties: {
+    name: { ...NAME, example: 'Prometheus watchdog' },
+    interval_seconds: { type: 'integer', minimum: HEARTBEAT_INTERVAL_SECONDS.min, maximum: HEARTBEAT_INTERVAL_SECONDS.max, description: 'Overdue once this long passes without a ping' },
+    service_id: { type: 'string', description: 'An existing service (else 400): a missed heartbeat opens an incident of it' },
+  },
+};
+const HEARTBEAT = {
+  type: 'object',
+  required: ['id', 'name', 'interval_seconds', 'service_id', 'last_ping_at', 'status'],
+  properties: {
+    id: ID,
+    ...HEARTBEAT_BODY.properties,
+    last_ping_at: { ...TIME, nullable: true, description: 'null before the first ping' },
+    status: { type: 'string', enum: [...HEARTBEAT_STATUSES], description: 'waiting: no ping yet; overdue: interval_seconds passed without a ping' },
+  },
+};
+
+export const HeartbeatsApiDocs = {
+  controller: apiDocs(ApiTags('on call')),
+  create: apiDocs(ApiOperation({ summary: `Create a heartbeat of a service; ${ADMIN}` }), ApiBody({ schema: HEARTBEAT_BODY }), ApiResponse({ status: 201, description: 'The heartbeat', schema: HEARTBEAT }), ApiErrors(400, 413, 415)),
+  list: apiDocs(ApiOperation({ summary: 'Every heartbeat, oldest first, with its status now' }), ApiResponse({ status: 200, description: 'The heartbeats', schema: itemsOf(HEARTBEAT) })),
+  get: apiDocs(ApiOperation({ summary: 'One heartbeat, with its status now' }), idParam(), ApiResponse({ status: 200, description: 'The heartbeat', schema: HEARTBEAT }), ApiErrors(404)),
+  remove: apiDocs(ApiOperation({ summary: `Delete a heartbeat; ${ADMIN}` }), idParam(), ApiResponse({ status: 204, description: 'Deleted' }), ApiErrors(404)),
+  ping: apiDocs(
+    ApiOperation({
+      summary:
+        'Ping a heartbeat: with an integration key of its service, or oncall.admin. Any JSON body or none; an Alertmanager (or Grafana) payload whose status is resolved is not a ping (200)',
+    }),
+    idParam(),
+    ApiBody({ required: false, schema: { type: 'object', description: 'Ignored, except an alert payload with status resolved' } }),
+    ApiResponse({ status: 202, description: 'Pinged: the heartbeat as it stands now (a firing alert of a missed deadline is resolved)', schema: HEARTBEAT }),
+    ApiResponse({ status: 200, description: 'Not a ping (a resolved alert payload): the heartbeat, unchanged', schema: HEARTBEAT }),
+    ApiErrors(400, 403, 404, 413, 415),
   ),
 };

@@ -1,4 +1,5 @@
-import type { EscalationPolicyRecord, OverrideRecord, ScheduleRecord, ServiceRecord } from '@im/read-models';
+import { heartbeatStatus } from '@im/incidents';
+import type { EscalationPolicyRecord, HeartbeatRecord, OverrideRecord, ScheduleRecord, ServiceRecord } from '@im/read-models';
 
 /** The on-call configuration as REST shows it: the contract's snake_case fields. */
 
@@ -22,7 +23,18 @@ export const toScheduleView = (schedule: ScheduleRecord) => ({
   overrides: schedule.overrides.map(toOverrideView),
 });
 
+/** Its status at `now`: the read model keeps the facts (creation, last ping), the status is computed as it is read. */
+export const toHeartbeatView = (heartbeat: HeartbeatRecord, now: Date) => ({
+  id: heartbeat.id,
+  name: heartbeat.name,
+  interval_seconds: heartbeat.intervalSeconds,
+  service_id: heartbeat.serviceId,
+  last_ping_at: heartbeat.lastPingAt,
+  status: heartbeatStatus(heartbeat, now.getTime()),
+});
+
 export type ServiceView = ReturnType<typeof toServiceView>;
 export type EscalationPolicyView = ReturnType<typeof toEscalationPolicyView>;
 export type ScheduleView = ReturnType<typeof toScheduleView>;
 export type OverrideView = ReturnType<typeof toOverrideView>;
+export type HeartbeatView = ReturnType<typeof toHeartbeatView>;

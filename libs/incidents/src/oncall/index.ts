@@ -4,3 +4,4 @@ export * from './oncall.decider';
 export * from './escalation';
 export * from './service-assignment';
 export * from './step-targets';
+export * from './heartbeat';

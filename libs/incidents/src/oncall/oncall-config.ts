@@ -13,6 +13,8 @@ export const ONCALL_NAME_MAX_LENGTH = 100;
 export const SERVICE_DESCRIPTION_MAX_LENGTH = 1000;
 export const STEP_DELAY_SECONDS = { min: 1, max: 86_400 } as const;
 export const POLICY_REPEAT = { min: 0, max: 9 } as const;
+/** How often a heartbeat must be pinged (docs/api.md, "Heartbeats"). */
+export const HEARTBEAT_INTERVAL_SECONDS = { min: 10, max: 86_400 } as const;
 export const ROTATION_EVERY = { min: 1, max: 365 } as const;
 export const ROTATION_UNITS: readonly RotationUnit[] = ['hours', 'days', 'weeks'];
 export const TARGET_TYPES = ['user', 'schedule'] as const;
@@ -53,6 +55,13 @@ export interface OverrideData {
   user: string;
   start: string;
   end: string;
+}
+
+export interface HeartbeatData {
+  id: string;
+  name: string;
+  interval_seconds: number;
+  service_id: string;
 }
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -152,4 +161,17 @@ export function checkOverride(override: OverrideData): void {
   problems.check(Number.isFinite(end), 'end must be an RFC 3339 time');
   if (Number.isFinite(start) && Number.isFinite(end)) problems.check(end > start, 'end must be after start');
   problems.throwIfAny();
+}
+
+/** A heartbeat's own rules: a name, an interval in range and a service id (that it exists is the Decider's rule); its name trimmed. */
+export function checkedHeartbeat(heartbeat: HeartbeatData): HeartbeatData {
+  const problems = new Problems();
+  checkName(problems, heartbeat.name);
+  problems.check(
+    inRange(heartbeat.interval_seconds, HEARTBEAT_INTERVAL_SECONDS),
+    `interval_seconds must be an integer from ${HEARTBEAT_INTERVAL_SECONDS.min} to ${HEARTBEAT_INTERVAL_SECONDS.max}`,
+  );
+  problems.check(isText(heartbeat.service_id), 'service_id must be a service id');
+  problems.throwIfAny();
+  return { ...heartbeat, name: heartbeat.name.trim() };
 }

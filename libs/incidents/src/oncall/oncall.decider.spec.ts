@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../domain-errors';
-import type { OverrideData, PolicyData, ScheduleData, ServiceData } from './oncall-config';
+import type { HeartbeatData, OverrideData, PolicyData, ScheduleData, ServiceData } from './oncall-config';
 import { decideOncall, evolveOncall, initialOncallState, type OncallCommand, type OncallState } from './oncall.decider';
 
 const service = (over: Partial<ServiceData> = {}): ServiceData => ({ id: 'svc-1', name: 'Checkout', description: null, escalation_policy_id: null, ...over });
@@ -26,6 +26,7 @@ const override = (over: Partial<OverrideData> = {}): OverrideData => ({
   end: '2026-04-01T20:00:00.000Z',
   ...over,
 });
+const heartbeat = (over: Partial<HeartbeatData> = {}): HeartbeatData => ({ id: 'hb-1', name: 'Watchdog', interval_seconds: 120, service_id: 'svc-1', ...over });
 const ADMIN = { sub: 'ops', admin: true };
 
 const from = (start: OncallState, ...commands: OncallCommand[]): OncallState =>
@@ -256,5 +257,47 @@ describe('overrides', () => {
         expect(ok).toBe(length > 0);
       }),
     );
+  });
+});
+
+describe('heartbeats', () => {
+  const withService = () => after({ kind: 'create_service', service: service() });
+
+  it('creates a heartbeat of an existing service with its name trimmed, and deletes it', () => {
+    const state = withService();
+    expect(decide({ kind: 'create_heartbeat', heartbeat: heartbeat({ name: ' Watchdog ' }) }, state)).toEqual([{ type: 'im.oncall.heartbeat_created', data: heartbeat() }]);
+    const created = from(state, { kind: 'create_heartbeat', heartbeat: heartbeat() });
+    expect(decide({ kind: 'delete_heartbeat', id: 'hb-1' }, created)).toEqual([{ type: 'im.oncall.heartbeat_deleted', data: { id: 'hb-1' } }]);
+    expect(refusal({ kind: 'delete_heartbeat', id: 'hb-1' }, from(created, { kind: 'delete_heartbeat', id: 'hb-1' }))).toEqual(new NotFoundError('Heartbeat hb-1 not found'));
+  });
+
+  it('needs its service to exist, a name and an interval of 10..86400 seconds (400)', () => {
+    expect(refusal({ kind: 'create_heartbeat', heartbeat: heartbeat() })).toEqual(new InvalidError('service_id: service svc-1 not found'));
+    expect(refusal({ kind: 'create_heartbeat', heartbeat: heartbeat({ name: ' ', interval_seconds: 9.5 }) }, withService())).toEqual(
+      new InvalidError('name must be a non-empty text of at most 100 characters; interval_seconds must be an integer from 10 to 86400'),
+    );
+  });
+
+  it('accepts exactly the integer intervals 10..86400', () => {
+    const state = withService();
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: -100, max: 100_000 }), fc.double({ noNaN: true })), (seconds) => {
+        const valid = Number.isInteger(seconds) && seconds >= 10 && seconds <= 86_400;
+        const outcome = (() => {
+          try {
+            return decide({ kind: 'create_heartbeat', heartbeat: heartbeat({ interval_seconds: seconds }) }, state).length === 1;
+          } catch (error) {
+            return error instanceof InvalidError ? false : error;
+          }
+        })();
+        expect(outcome).toBe(valid);
+      }),
+    );
+  });
+
+  it('refuses to delete a service a heartbeat names (409), as for an incident of it', () => {
+    const state = from(withService(), { kind: 'create_heartbeat', heartbeat: heartbeat() });
+    expect(refusal({ kind: 'delete_service', id: 'svc-1', openIncidents: 0 }, state)).toEqual(new ConflictError('Service svc-1 is the service of heartbeat Watchdog (hb-1)'));
+    expect(decide({ kind: 'delete_service', id: 'svc-1', openIncidents: 0 }, from(state, { kind: 'delete_heartbeat', id: 'hb-1' }))).toHaveLength(1);
   });
 });

@@ -2,10 +2,12 @@ import type { Decider, StreamEvent } from '../decider';
 import { ConflictError, ForbiddenError, InvalidError, NotFoundError } from '../domain-errors';
 import { ONCALL_STREAM } from '../stream-names';
 import {
+  checkedHeartbeat,
   checkedPolicy,
   checkedSchedule,
   checkedService,
   checkOverride,
+  type HeartbeatData,
   type OverrideData,
   type PolicyData,
   type ScheduleData,
@@ -25,6 +27,8 @@ export const ONCALL_EVENT_TYPES = {
   scheduleDeleted: 'im.oncall.schedule_deleted',
   overrideCreated: 'im.oncall.override_created',
   overrideDeleted: 'im.oncall.override_deleted',
+  heartbeatCreated: 'im.oncall.heartbeat_created',
+  heartbeatDeleted: 'im.oncall.heartbeat_deleted',
 } as const;
 const T = ONCALL_EVENT_TYPES;
 
@@ -33,7 +37,8 @@ export type OncallEvent =
   | { type: typeof T.policyCreated | typeof T.policyUpdated; data: PolicyData }
   | { type: typeof T.scheduleCreated | typeof T.scheduleUpdated; data: ScheduleData }
   | { type: typeof T.overrideCreated; data: OverrideData }
-  | { type: typeof T.serviceDeleted | typeof T.policyDeleted | typeof T.scheduleDeleted; data: { id: string } }
+  | { type: typeof T.heartbeatCreated; data: HeartbeatData }
+  | { type: typeof T.serviceDeleted | typeof T.policyDeleted | typeof T.scheduleDeleted | typeof T.heartbeatDeleted; data: { id: string } }
   | { type: typeof T.overrideDeleted; data: { schedule_id: string; id: string } };
 
 /** Who asks to take or drop an override: an `oncall.admin`, or the override's own user (sub undefined: an anonymous caller, never a user). */
@@ -51,20 +56,24 @@ export type OncallCommand =
   | { kind: 'create_schedule' | 'update_schedule'; schedule: ScheduleData }
   | { kind: 'delete_schedule'; id: string }
   | { kind: 'create_override'; override: OverrideData; by: OverrideCaller }
-  | { kind: 'delete_override'; scheduleId: string; id: string; by: OverrideCaller };
+  | { kind: 'delete_override'; scheduleId: string; id: string; by: OverrideCaller }
+  | { kind: 'create_heartbeat'; heartbeat: HeartbeatData }
+  | { kind: 'delete_heartbeat'; id: string };
 
-/** What decisions need of the `oncall` stream: every live service and policy, and each schedule's live overrides. */
+/** What decisions need of the `oncall` stream: every live service, policy and heartbeat, and each schedule's live overrides. */
 export interface OncallState {
   readonly services: ReadonlyMap<string, ServiceData>;
   readonly policies: ReadonlyMap<string, PolicyData>;
   readonly schedules: ReadonlyMap<string, ReadonlyMap<string, OverrideData>>;
+  readonly heartbeats: ReadonlyMap<string, HeartbeatData>;
 }
 
-export const initialOncallState: OncallState = { services: new Map(), policies: new Map(), schedules: new Map() };
+export const initialOncallState: OncallState = { services: new Map(), policies: new Map(), schedules: new Map(), heartbeats: new Map() };
 
 export const serviceNotFound = (id: string) => new NotFoundError(`Service ${id} not found`);
 export const policyNotFound = (id: string) => new NotFoundError(`Escalation policy ${id} not found`);
 export const scheduleNotFound = (id: string) => new NotFoundError(`Schedule ${id} not found`);
+export const heartbeatNotFound = (id: string) => new NotFoundError(`Heartbeat ${id} not found`);
 
 const withEntry = <V>(map: ReadonlyMap<string, V>, key: string, value: V) => new Map(map).set(key, value);
 const without = <V>(map: ReadonlyMap<string, V>, key: string) => {
@@ -107,6 +116,12 @@ export function evolveOncall(state: OncallState, event: StreamEvent): OncallStat
       const overrides = state.schedules.get(scheduleId);
       return overrides ? { ...state, schedules: withEntry(state.schedules, scheduleId, without(overrides, id)) } : state;
     }
+    case T.heartbeatCreated: {
+      const heartbeat = event.data as HeartbeatData;
+      return { ...state, heartbeats: withEntry(state.heartbeats, heartbeat.id, heartbeat) };
+    }
+    case T.heartbeatDeleted:
+      return { ...state, heartbeats: without(state.heartbeats, (event.data as { id: string }).id) };
     default:
       return state;
   }
@@ -171,8 +186,9 @@ function decideOverride(command: Extract<OncallCommand, { kind: 'create_override
 /**
  * Every rule of the on-call configuration, decided on the one `oncall` stream
  * so that the checks across pieces hold without races: a service names an
- * existing policy and a unique name, a policy names existing schedules, and
- * nothing is deleted while another piece names it.
+ * existing policy and a unique name, a policy names existing schedules, a
+ * heartbeat an existing service, and nothing is deleted while another piece
+ * names it.
  */
 export function decideOncall(command: OncallCommand, state: OncallState): OncallEvent[] {
   switch (command.kind) {
@@ -182,6 +198,8 @@ export function decideOncall(command: OncallCommand, state: OncallState): Oncall
     case 'delete_service': {
       if (!state.services.has(command.id)) throw serviceNotFound(command.id);
       if (command.openIncidents > 0) throw new ConflictError(`Service ${command.id} has ${command.openIncidents} unresolved incident(s): resolve them first`);
+      const heartbeat = [...state.heartbeats.values()].find((one) => one.service_id === command.id);
+      if (heartbeat) throw new ConflictError(`Service ${command.id} is the service of heartbeat ${heartbeat.name} (${heartbeat.id})`);
       return [{ type: T.serviceDeleted, data: { id: command.id } }];
     }
     case 'create_policy':
@@ -205,6 +223,16 @@ export function decideOncall(command: OncallCommand, state: OncallState): Oncall
     case 'create_override':
     case 'delete_override':
       return decideOverride(command, state);
+    case 'create_heartbeat': {
+      const heartbeat = checkedHeartbeat(command.heartbeat);
+      if (state.heartbeats.has(heartbeat.id)) throw new ConflictError(`Heartbeat ${heartbeat.id} already exists`);
+      if (!state.services.has(heartbeat.service_id)) throw new InvalidError(`service_id: service ${heartbeat.service_id} not found`);
+      return [{ type: T.heartbeatCreated, data: heartbeat }];
+    }
+    case 'delete_heartbeat': {
+      if (!state.heartbeats.has(command.id)) throw heartbeatNotFound(command.id);
+      return [{ type: T.heartbeatDeleted, data: { id: command.id } }];
+    }
     default: {
       const unhandled: never = command;
       throw new InvalidError(`Unknown command ${String((unhandled as { kind?: unknown }).kind)}`);

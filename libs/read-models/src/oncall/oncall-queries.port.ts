@@ -1,3 +1,4 @@
+import type { HeartbeatRecord } from './heartbeat.projection';
 import type { EscalationPolicyRecord, ScheduleRecord, ServiceRecord } from './oncall.projections';
 
 /** Nest injection token of the OncallQueries port. */
@@ -22,4 +23,5 @@ export interface OncallQueries {
   readonly services: ConfigDocuments<ServiceRecord>;
   readonly escalationPolicies: ConfigDocuments<EscalationPolicyRecord>;
   readonly schedules: ConfigDocuments<ScheduleRecord>;
+  readonly heartbeats: ConfigDocuments<HeartbeatRecord>;
 }

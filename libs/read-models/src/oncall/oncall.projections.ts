@@ -53,7 +53,7 @@ export interface ScheduleRecord {
 }
 
 /** Oldest first, ties by id: every list of these read models. */
-const BY_CREATED = documentSchema({
+export const BY_CREATED = documentSchema({
   fields: { createdAt: { type: 'text', path: ['createdAt'] } },
   indexes: [{ name: 'by_created', on: ['createdAt', 'key'] }],
 });

@@ -24,6 +24,7 @@ import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subsc
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
+import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
 
 export { fromHex, hex };
 
@@ -179,6 +180,7 @@ export class MongoReadStore implements ReadStore {
       services: byCreation<ServiceRecord>(this.models[serviceProjection.name]),
       escalationPolicies: byCreation<EscalationPolicyRecord>(this.models[escalationPolicyProjection.name]),
       schedules: byCreation<ScheduleRecord>(this.models[scheduleProjection.name]),
+      heartbeats: byCreation<HeartbeatRecord>(this.models[heartbeatProjection.name]),
     };
   }
 

@@ -29,6 +29,7 @@ import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subsc
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
+import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -176,6 +177,7 @@ export class SqliteReadStore implements ReadStore {
       services: this.byCreation<ServiceRecord>(serviceProjection.name),
       escalationPolicies: this.byCreation<EscalationPolicyRecord>(escalationPolicyProjection.name),
       schedules: this.byCreation<ScheduleRecord>(scheduleProjection.name),
+      heartbeats: this.byCreation<HeartbeatRecord>(heartbeatProjection.name),
     };
   }
 
