@@ -13,7 +13,7 @@ export interface IncidentResponse {
   alerts_firing: number;
   /** Of a duplicate: the incident it duplicates. */
   duplicate_of?: string;
-  /** The service it belongs to, fixed when it opened; null for none (or one deleted since). Not yet in the live stream's frames. */
+  /** The service it belongs to, fixed when it opened; null for none (or one deleted since). */
   service?: { id: string; name: string } | null;
 }
 

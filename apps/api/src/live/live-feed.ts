@@ -10,6 +10,8 @@ import {
   type ProjectionProgress,
   type ProjectionStore,
   recordedTimelineRow,
+  serviceProjection,
+  type ServiceRecord,
   type StoredDocument,
   type TimelineEventView,
   toTimelineEventView,
@@ -33,6 +35,14 @@ export interface LiveTimelineEvent {
 export interface LiveIncidentChange {
   cursor: string;
   incident: Incident;
+  /** The service it belongs to; undefined for none, or one deleted since (the REST Incident's `service`). */
+  service?: ServiceRecord;
+}
+
+/** The incidents of a batch as the read models hold them, and the services they belong to. */
+interface IncidentDocs {
+  incidents: Map<string, StoredDocument<Incident>>;
+  services: Map<string, StoredDocument<ServiceRecord>>;
 }
 
 /** Which incident changes a watcher follows. */
@@ -226,9 +236,12 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     }
   }
 
-  /** The incidents as the read model holds them, each with the position of the last event that changed it. */
-  private incidentDocs(ids: string[]): Promise<Map<string, StoredDocument<Incident>>> {
-    return this.readStore.load<Incident>(incidentProjection.name, ids);
+  /** The incidents as the read model holds them, each with the position of the last event that changed it, and their services. */
+  private async incidentDocs(ids: string[]): Promise<IncidentDocs> {
+    const incidents = await this.readStore.load<Incident>(incidentProjection.name, ids);
+    const serviceIds = [...new Set([...incidents.values()].flatMap(({ doc }) => (doc.escalation ? [doc.escalation.serviceId] : [])))];
+    const services = serviceIds.length === 0 ? new Map() : await this.readStore.load<ServiceRecord>(serviceProjection.name, serviceIds);
+    return { incidents, services };
   }
 
   /** Items of one incident's recorded events, as `principal` reads them. */
@@ -256,16 +269,18 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
     principal: Principal,
     watch: IncidentWatch,
     byIncident: Map<string, RecordedEvent[]>,
-    docs: Map<string, StoredDocument<Incident>>,
+    { incidents, services }: IncidentDocs,
   ): Promise<Positioned<LiveIncidentChange>[]> {
     const items: Positioned<LiveIncidentChange>[] = [];
     for (const [id, events] of byIncident) {
-      const stored = docs.get(id);
+      const stored = incidents.get(id);
       if ((watch.incidentId !== undefined && id !== watch.incidentId) || !stored || !this.visibility.shows(principal, stored.doc)) continue;
       let position = events.some((event) => event.position === stored.position) ? stored.position : undefined;
       // An event of its timeline the watcher is shown (a note) changes its view too; the policy is asked only then.
       if (position === undefined && watch.timeline) position = (await this.reader.showTimeline(principal, events.flatMap((r) => recordedTimelineRow(r) ?? []))).at(-1)?.row.position;
-      if (position !== undefined) items.push({ position, value: { cursor: this.cursors.sealLive(principal, { kind: 'incidents' }, { position }), incident: stored.doc } });
+      if (position === undefined) continue;
+      const service = stored.doc.escalation && services.get(stored.doc.escalation.serviceId)?.doc;
+      items.push({ position, value: { cursor: this.cursors.sealLive(principal, { kind: 'incidents' }, { position }), incident: stored.doc, ...(service && { service }) } });
     }
     return items.sort((a, b) => (a.position < b.position ? -1 : 1));
   }
@@ -311,7 +326,7 @@ export class LiveFeed implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   private async deliverIncidents(groups: Subscriber<LiveIncidentChange>[][], byIncident: Map<string, RecordedEvent[]>): Promise<void> {
     if (groups.length === 0) return;
-    let docs: Map<string, StoredDocument<Incident>>;
+    let docs: IncidentDocs;
     try {
       docs = await this.incidentDocs([...byIncident.keys()]);
     } catch (error) {

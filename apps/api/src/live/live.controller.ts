@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@im/config';
 import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { CurrentPrincipal, RequireRole } from '../auth/access.decorators';
 import { TOKEN_EXPIRED, whenTokenExpires } from '../auth/token-expiry';
-import { toIncidentResponse } from '../incidents/incident.dto';
+import { toIncidentResponse, withService } from '../incidents/incident.dto';
 import { type LiveIncidentChange, LiveFeed, type LiveTimelineEvent } from './live-feed';
 import { parseLiveResume } from './live-resume.query';
 import type { LiveStream } from './live-stream';
@@ -30,7 +30,7 @@ function framedOnce<T extends object>(build: (item: T) => string): (item: T) => 
 const heartbeatEvery = (quietMs: number) => quietMs - Math.min(1000, Math.ceil(quietMs / 10));
 
 const timelineFrame = framedOnce<LiveTimelineEvent>((item) => sseFrame(item.cursor, 'timeline', item.event));
-const incidentFrame = framedOnce<LiveIncidentChange>((item) => sseFrame(item.cursor, 'incident', toIncidentResponse(item.incident)));
+const incidentFrame = framedOnce<LiveIncidentChange>((item) => sseFrame(item.cursor, 'incident', withService(toIncidentResponse(item.incident), item.service)));
 
 /**
  * A stream ends when its token expires, as a request with the token would then

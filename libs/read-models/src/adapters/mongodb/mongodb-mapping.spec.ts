@@ -25,6 +25,9 @@ describe('MongoDB collections derived from the projections (checked without a se
       { 'q.createdAt': -1, _id: -1 },
       { 'q.status': 1, 'q.createdAt': -1, _id: -1 },
       { 'q.severity': 1, 'q.createdAt': -1, _id: -1 },
+      // Added with on-call: an incident's service, and the incidents still paging.
+      { 'q.serviceId': 1, 'q.status': 1 },
+      { 'q.pagingExhausted': 1, 'q.status': 1, _id: 1 },
     ]);
     expect(indexSpecs(timelineProjection.schema)).toEqual([
       { 'q.incidentId': 1, 'q.eventTime': 1, position: 1 },
@@ -43,7 +46,7 @@ describe('MongoDB collections derived from the projections (checked without a se
 
   it('stores the query fields beside each document, null where the document has none', () => {
     const incident = { id: 'INC-1', title: 't', severity: 'SEV-1', status: 'open', createdAt: '2026-11-22T00:00:00.000Z', updatedAt: '2026-11-22T00:00:00.000Z' };
-    expect(queryFields(incidentProjection.schema, incident)).toEqual({ status: 'open', severity: 'SEV-1', createdAt: incident.createdAt, visibility: null });
+    expect(queryFields(incidentProjection.schema, incident)).toEqual({ status: 'open', severity: 'SEV-1', createdAt: incident.createdAt, visibility: null, serviceId: null, escalationPolicyId: null, pagingExhausted: null });
     expect(queryFields(incidentProjection.schema, { ...incident, visibility: 'restricted' })).toMatchObject({ visibility: 'restricted' });
     const event = { specversion: '1.0', id: 'evt-1', source: 'im://alerts', type: 'im.alert.trigger', 'im.fingerprint': 'disk:db-1' };
     const record = { incidentId: 'INC-1', eventTime: '2026-11-22T10:00:00.000Z', createdAt: '2026-11-22T10:00:01.000Z', event };
