@@ -5,7 +5,7 @@
  * test/support/mail-receiver.ts (smtp-server); two responders who chose
  * mail; a policy paging A at step 1 and B at step 2 after DELAY_S; a service
  * with that policy and an integration key; 1,000 incidents opened by
- * Alertmanager alerts sent with the key. `node -r tsx/cjs bench/paging.bench.ts`,
+ * Alertmanager alerts sent with the key. `npx ts-node --transpile-only -r tsconfig-paths/register bench/paging.bench.ts`,
  * or `npm run bench -- paging`.
  */
 import { loadavg } from 'node:os';
