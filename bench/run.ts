@@ -13,6 +13,7 @@ import { incidentWrites } from './incidents.bench';
 import { liveDelivery } from './live-delivery.bench';
 import { memory } from './memory.bench';
 import { oncallAnswers } from './oncall.bench';
+import { paging } from './paging.bench';
 import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
@@ -32,6 +33,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   'live-delivery': liveDelivery,
   'ledger-verify': ledgerVerify,
   oncall: oncallAnswers,
+  paging,
   memory,
 };
 

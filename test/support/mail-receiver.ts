@@ -31,6 +31,8 @@ export class MailReceiver {
   readonly busyMailboxes = new Set<string>();
   /** While set, a mail is kept but not answered until it resolves (the client waits, as on a slow server). */
   holdAnswers?: Promise<void>;
+  /** Connections the server has accepted (a sender keeping its connection opens one for many mails). */
+  connections = 0;
   private server?: SMTPServer;
   port = 0;
 
@@ -39,6 +41,12 @@ export class MailReceiver {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      // Stopped as a restarting server stops: open connections are closed (421) at once, not after 30 s.
+      closeTimeout: 100,
+      onConnect: (_session, callback) => {
+        this.connections++;
+        callback();
+      },
       onRcptTo: (address, _session, callback) => {
         if (this.busyMailboxes.has(address.address)) return callback(Object.assign(new Error('4.2.1 Mailbox busy, try again later'), { responseCode: 450 }));
         if (!this.unknownMailboxes.has(address.address)) return callback();

@@ -9,12 +9,18 @@ export interface Mail {
   messageId: string;
 }
 
-/** SMTP (nodemailer): one pooled-free transport, a connection per mail, bounded by the timeout. */
+/**
+ * SMTP (nodemailer) over one pooled connection, kept while mail goes and
+ * closed after the timeout idle: a connection per mail cost its greeting and
+ * handshake each time (a server's greeting delay alone, 100 ms at
+ * smtp-server), so 1,000 pages at once took minutes (docs/benchmarks.md,
+ * "Paging"). One connection: the worker sends one mail at a time, in ledger order.
+ */
 export class MailSender {
   private readonly transport;
 
   constructor(smtpUrl: string, private readonly from: string, timeoutMs: number) {
-    this.transport = createTransport({ url: smtpUrl, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+    this.transport = createTransport({ url: smtpUrl, pool: true, maxConnections: 1, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
   }
 
   /**
