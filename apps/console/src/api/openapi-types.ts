@@ -154,6 +154,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/incidents/{id}/escalate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Page the next step of the escalation policy now (reason manual), while open or acknowledged; the status stays */
+        post: operations["IncidentsController_escalate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/timeline/events": {
         parameters: {
             query?: never;
@@ -654,6 +671,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/heartbeats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every heartbeat, oldest first, with its status now */
+        get: operations["HeartbeatsController_list"];
+        put?: never;
+        /** Create a heartbeat of a service; needs oncall.admin */
+        post: operations["HeartbeatsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/heartbeats/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One heartbeat, with its status now */
+        get: operations["HeartbeatsController_get"];
+        put?: never;
+        post?: never;
+        /** Delete a heartbeat; needs oncall.admin */
+        delete: operations["HeartbeatsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/heartbeats/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ping a heartbeat: with an integration key of its service, or oncall.admin. Any JSON body or none; an Alertmanager (or Grafana) payload whose status is resolved is not a ping (200) */
+        post: operations["HeartbeatPingsController_ping"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/validate": {
         parameters: {
             query?: never;
@@ -974,6 +1044,11 @@ export interface components {
             alerts_firing: number;
             /** @description Only on a duplicate: the incident it duplicates, where its alerts go */
             duplicate_of?: string;
+            /** @description The service the incident belongs to, fixed when it opened; null for none (or one deleted since). Answered by the incident routes */
+            service?: {
+                id: string;
+                name: string;
+            } | null;
         };
         /** CreateIncident */
         CreateIncident: {
@@ -1894,6 +1969,73 @@ export interface operations {
             };
             /** @description Body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    IncidentsController_escalate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The incident */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Incident"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not open or acknowledged, no escalation policy, or no step left and no repeat */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5473,6 +5615,447 @@ export interface operations {
             };
             /** @description Policy decision point unavailable, views lagging, or storage failing */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    HeartbeatsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The heartbeats */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @example 3f9c2a7e5b1d8c04 */
+                            id: string;
+                            /** @example Prometheus watchdog */
+                            name: string;
+                            /** @description Overdue once this long passes without a ping */
+                            interval_seconds: number;
+                            /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                            service_id: string;
+                            /**
+                             * Format: date-time
+                             * @description null before the first ping
+                             */
+                            last_ping_at: string | null;
+                            /**
+                             * @description waiting: no ping yet; overdue: interval_seconds passed without a ping
+                             * @enum {string}
+                             */
+                            status: "waiting" | "ok" | "overdue";
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    HeartbeatsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Prometheus watchdog */
+                    name: string;
+                    /** @description Overdue once this long passes without a ping */
+                    interval_seconds: number;
+                    /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                    service_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The heartbeat */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** @example Prometheus watchdog */
+                        name: string;
+                        /** @description Overdue once this long passes without a ping */
+                        interval_seconds: number;
+                        /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                        service_id: string;
+                        /**
+                         * Format: date-time
+                         * @description null before the first ping
+                         */
+                        last_ping_at: string | null;
+                        /**
+                         * @description waiting: no ping yet; overdue: interval_seconds passed without a ping
+                         * @enum {string}
+                         */
+                        status: "waiting" | "ok" | "overdue";
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    HeartbeatsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The heartbeat */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** @example Prometheus watchdog */
+                        name: string;
+                        /** @description Overdue once this long passes without a ping */
+                        interval_seconds: number;
+                        /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                        service_id: string;
+                        /**
+                         * Format: date-time
+                         * @description null before the first ping
+                         */
+                        last_ping_at: string | null;
+                        /**
+                         * @description waiting: no ping yet; overdue: interval_seconds passed without a ping
+                         * @enum {string}
+                         */
+                        status: "waiting" | "ok" | "overdue";
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    HeartbeatsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role oncall.admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    HeartbeatPingsController_ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Not a ping (a resolved alert payload): the heartbeat, unchanged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** @example Prometheus watchdog */
+                        name: string;
+                        /** @description Overdue once this long passes without a ping */
+                        interval_seconds: number;
+                        /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                        service_id: string;
+                        /**
+                         * Format: date-time
+                         * @description null before the first ping
+                         */
+                        last_ping_at: string | null;
+                        /**
+                         * @description waiting: no ping yet; overdue: interval_seconds passed without a ping
+                         * @enum {string}
+                         */
+                        status: "waiting" | "ok" | "overdue";
+                    };
+                };
+            };
+            /** @description Pinged: the heartbeat as it stands now (a firing alert of a missed deadline is resolved) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example 3f9c2a7e5b1d8c04 */
+                        id: string;
+                        /** @example Prometheus watchdog */
+                        name: string;
+                        /** @description Overdue once this long passes without a ping */
+                        interval_seconds: number;
+                        /** @description An existing service (else 400): a missed heartbeat opens an incident of it */
+                        service_id: string;
+                        /**
+                         * Format: date-time
+                         * @description null before the first ping
+                         */
+                        last_ping_at: string | null;
+                        /**
+                         * @description waiting: no ping yet; overdue: interval_seconds passed without a ping
+                         * @enum {string}
+                         */
+                        status: "waiting" | "ok" | "overdue";
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body over 1 MiB (or event over 64 KiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage full: nothing was written */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };
