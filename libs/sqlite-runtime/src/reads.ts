@@ -5,12 +5,12 @@ export type { RowShape } from './workers/reads.worker';
 
 /**
  * The read store's incident lists, loads of incidents by id and timeline
- * pages of up to 50 rows run in a worker thread on a connection of its own. On the event loop
- * their statements cost more than their own time, because the rest of each
- * request evicts what SQLite keeps warm: off it, a list of 20 incidents took
- * half the main thread's CPU per request, and a timeline page of 50 rows
- * 0.54 of it at 1.39 times the rate (docs/benchmarks.md, "SQLite runtime:
- * what each worker earns"). The worker starts with the first read, so a store
+ * pages of up to 20 rows (the read store's BACKGROUND_PAGE_ROWS) run in a
+ * worker thread on a connection of its own. On the event loop their
+ * statements cost more than their own time, because the rest of each request
+ * evicts what SQLite keeps warm: off it, a list of 20 incidents took half the
+ * main thread's CPU per request (docs/benchmarks.md, "SQLite runtime: what
+ * each worker earns"; larger pages lost more to the hop than they saved). The worker starts with the first read, so a store
  * that serves none (the projector, a rebuild) never starts it; until it is
  * ready, and for good once it fails, reads run on the store's connection.
  */

@@ -7,7 +7,7 @@ import { GqlPrincipal } from './graphql-context';
 import { OnCallShift } from './oncall.types';
 
 /** How far ahead myOnCall looks: the contract's week. */
-export const MY_ONCALL_DAYS = 7;
+const MY_ONCALL_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 /** The caller's own on-call shifts. */

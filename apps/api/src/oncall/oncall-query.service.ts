@@ -93,10 +93,10 @@ export class OncallQueryService {
     return this.oncall.services.findById(id);
   }
 
-  /** The service each incident belongs to, in order: undefined for none, or one deleted since (one read for them all). */
+  /** The service each incident belongs to, in order: undefined for none, or one deleted since (one read per service named, not a list of all). */
   async servicesOf(incidents: readonly Incident[]): Promise<(ServiceRecord | undefined)[]> {
-    if (!incidents.some((incident) => incident.escalation)) return incidents.map(() => undefined);
-    const services = new Map((await this.oncall.services.list()).map((service) => [service.id, service]));
+    const ids = [...new Set(incidents.flatMap((incident) => (incident.escalation ? [incident.escalation.serviceId] : [])))];
+    const services = new Map(await Promise.all(ids.map(async (id) => [id, await this.oncall.services.findById(id)] as const)));
     return incidents.map((incident) => (incident.escalation ? services.get(incident.escalation.serviceId) : undefined));
   }
 
