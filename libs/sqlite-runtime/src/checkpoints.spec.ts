@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './checkpoints';
+import { BackgroundCheckpoints } from './checkpoints';
 import { docsDatabase } from './docs-database.fixture';
 
 const sizeOf = (file: string) => statSync(file).size;
@@ -24,13 +24,12 @@ describe('BackgroundCheckpoints', () => {
   };
 
   it('copies what the WAL holds into the database file while the store’s connection only commits', async () => {
-    db().pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
     write('before');
     const unchecked = sizeOf(file);
-    // About 1 MB committed: in the WAL alone, the file still as the schema left it.
+    // About 1 MB committed (250 pages, below SQLite's own 1,000): in the WAL alone, the file still as the schema left it.
     expect(unchecked).toBeLessThan(100_000);
     const failures: string[] = [];
-    const checkpoints = BackgroundCheckpoints.start(file, (message) => failures.push(message));
+    const checkpoints = BackgroundCheckpoints.start(file, db(), (message) => failures.push(message));
     try {
       expect(await until(() => sizeOf(file) > 1_000_000)).toBe(true);
       write('while');
@@ -43,7 +42,7 @@ describe('BackgroundCheckpoints', () => {
 
   it('reports that it could not start, and the store goes on', async () => {
     const failures: string[] = [];
-    const checkpoints = BackgroundCheckpoints.start(`${file}.missing`, (message) => failures.push(message));
+    const checkpoints = BackgroundCheckpoints.start(`${file}.missing`, db(), (message) => failures.push(message));
     expect(await until(() => failures.length > 0)).toBe(true);
     expect(failures[0]).toMatch(/^Background WAL checkpoints did not start \(.*\); commits checkpoint on their own every 16000 pages$/);
     await checkpoints.stop();

@@ -10,7 +10,12 @@ const CHECKPOINT_INTERVAL_MS = 100;
  * worker runs, for a burst of writes it falls behind, and what holds if it
  * fails.
  */
-export const FALLBACK_CHECKPOINT_PAGES = 16_000;
+const FALLBACK_CHECKPOINT_PAGES = 16_000;
+
+/** The store's own connection, whose automatic checkpoint the worker takes over. */
+export interface CheckpointedConnection {
+  pragma(source: string): unknown;
+}
 
 /**
  * Checkpoints a file's WAL in a worker thread (workers/checkpoints.worker.ts),
@@ -20,13 +25,14 @@ export const FALLBACK_CHECKPOINT_PAGES = 16_000;
  * storm that was a sixth of the main thread's commit time ("SQLite runtime:
  * what each worker earns", docs/benchmarks.md). What a checkpoint copies is
  * already durable in the WAL, so when an append counts as stored does not
- * change. The store raises its connection's `wal_autocheckpoint` to
- * FALLBACK_CHECKPOINT_PAGES while this runs.
+ * change. Starting it raises the store connection's `wal_autocheckpoint` to
+ * FALLBACK_CHECKPOINT_PAGES.
  */
 export class BackgroundCheckpoints {
   private constructor(private readonly worker: ServingWorker<object, object>) {}
 
-  static start(file: string, onFailure: (message: string) => void = (message) => console.error(message)): BackgroundCheckpoints {
+  static start(file: string, connection: CheckpointedConnection, onFailure: (message: string) => void = (message) => console.error(message)): BackgroundCheckpoints {
+    connection.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
     const data: CheckpointsData = { file, intervalMs: CHECKPOINT_INTERVAL_MS };
     const worker = new ServingWorker<object, object>(
       'checkpoints',

@@ -16,6 +16,6 @@
 export { startThread } from './worker-thread';
 export { quickCheck } from './quick-check';
 export { LedgerChainWorker } from './ledger-chain';
-export { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES } from './checkpoints';
+export { BackgroundCheckpoints } from './checkpoints';
 export { type BulkLoadSettings, buildIndexesInWorker } from './index-builds';
 export { BackgroundReads, type RowShape } from './reads';

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
-import { BackgroundCheckpoints, FALLBACK_CHECKPOINT_PAGES, LedgerChainWorker, quickCheck } from '@im/sqlite-runtime';
+import { BackgroundCheckpoints, LedgerChainWorker, quickCheck } from '@im/sqlite-runtime';
 import {
   type AppendOptions,
   type AppendResult,
@@ -223,8 +223,7 @@ export class SqliteEventStore implements EventStore {
     // The WAL exists once the schema statements ran; it is the only file a commit writes.
     this.walFd = openSync(`${file}-wal`, 'r');
     this.chainWorker = options.chainInWorker ? LedgerChainWorker.start() : undefined;
-    if (options.checkpointInWorker) this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-    this.checkpoints = options.checkpointInWorker ? BackgroundCheckpoints.start(file) : undefined;
+    this.checkpoints = options.checkpointInWorker ? BackgroundCheckpoints.start(file, this.db) : undefined;
   }
 
   append(

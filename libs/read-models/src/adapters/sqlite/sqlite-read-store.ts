@@ -18,7 +18,7 @@ import type { Projection } from '../../projection';
 import type { ProjectionFault } from '../../projection-fault';
 import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, FALLBACK_CHECKPOINT_PAGES, quickCheck, type RowShape } from '@im/sqlite-runtime';
+import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
@@ -135,7 +135,6 @@ export class SqliteReadStore implements ReadStore {
     this.db.pragma('busy_timeout = 5000');
     this.buildIndexes = workers ? (statements, settings) => buildIndexesInWorker(file, statements, settings) : undefined;
     this.backgroundReads = backgroundReads;
-    if (workers) this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL);`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS projection_faults (
       projection TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, stream_id TEXT NOT NULL,
@@ -145,7 +144,7 @@ export class SqliteReadStore implements ReadStore {
     this.collections = new Map(projections.map((projection) => [projection.name, new SqliteCollection(this.db, projection)]));
     this.collections.forEach((collection) => collection.sync());
     // Once the file exists with its WAL (the worker opens it as it is).
-    this.checkpoints = workers ? BackgroundCheckpoints.start(file) : undefined;
+    this.checkpoints = workers ? BackgroundCheckpoints.start(file, this.db) : undefined;
     this.selectCheckpoint = this.db
       .prepare(`SELECT position FROM checkpoints WHERE projection = ?`)
       .pluck();
