@@ -24,6 +24,8 @@ export class ServiceAssignments {
     const named = data ?? {};
     // Most openings name no service: no read of the services then.
     if (!key?.serviceId && named.service === undefined && named.services === undefined) return undefined;
-    return assignedService(await this.oncall.services.list(), { keyServiceId: key?.serviceId, data: named });
+    // The key's service comes first when it still exists: then it is the only one read.
+    const keyService = key?.serviceId ? await this.oncall.services.findById(key.serviceId) : undefined;
+    return assignedService(keyService ? [keyService] : await this.oncall.services.list(), { keyServiceId: key?.serviceId, data: named });
   }
 }
