@@ -162,7 +162,8 @@ describe('the console’s on-call views in a browser', () => {
     for (const path of ['/oncall', '/oncall/services', '/oncall/policies', `/oncall/schedules/${scheduleId}`]) {
       await page.goto(path);
       await page.locator('main h1').waitFor();
-      await page.locator('main').getByText('Loading…').waitFor({ state: 'detached' });
+      // Every section loaded (several may be loading at once, which a single locator's wait refuses as ambiguous).
+      await page.waitForFunction(`!document.querySelector('main')?.textContent?.includes('Loading…')`);
       expect([path, await page.evaluate('document.documentElement.scrollWidth')]).toEqual([path, PHONE.width]);
       const tops = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => a.getBoundingClientRect().top));
       expect([path, new Set(tops).size]).toEqual([path, 1]);
