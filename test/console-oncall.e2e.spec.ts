@@ -163,7 +163,8 @@ describe('the console’s on-call views in a browser', () => {
       await page.goto(path);
       await page.locator('main h1').waitFor();
       // Every section loaded (several may be loading at once, which a single locator's wait refuses as ambiguous).
-      await page.waitForFunction(`!document.querySelector('main')?.textContent?.includes('Loading…')`);
+      const loading = page.locator('main').getByText('Loading…');
+      while ((await loading.count()) > 0) await page.waitForTimeout(50);
       expect([path, await page.evaluate('document.documentElement.scrollWidth')]).toEqual([path, PHONE.width]);
       const tops = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').evaluateAll((links) => links.map((a) => a.getBoundingClientRect().top));
       expect([path, new Set(tops).size]).toEqual([path, 1]);
