@@ -1,0 +1,7 @@
+// The PostgreSQL runtime the PostgreSQL adapters share (EVENT_STORE=postgres,
+// READ_STORE=postgres; docs/architecture.md, "PostgreSQL"): the driver is
+// node-postgres (`pg`), chosen in docs/decisions.md, "PostgreSQL".
+//   postgres-pool.ts  a pool on POSTGRES_URL, 64-bit integers read as bigint
+//   migrations.ts     numbered migrations per component, applied at start, recorded in schema_migrations
+export { openPostgresPool, type PostgresPoolOptions, redactedUrl } from './postgres-pool';
+export { applyMigrations, type Migration, pendingMigrations } from './migrations';
