@@ -4,8 +4,8 @@ import { ALERT_RECORDER, EscalationsDue, HeartbeatsDue, TimerRunner } from '@im/
 import { ONCALL_QUERIES, PROJECTION_PROGRESS } from '@im/read-models';
 import { CLOCK, type Clock, CommandHandler, ID_GENERATOR, READ_YOUR_WRITES } from '@im/write-path';
 import { ServiceAssignments } from '@im/paging';
+import { TimelineAppendHandler } from '@im/timeline-append';
 import { RetryPolicy } from '../libs/write-path/src/retry-policy';
-import { TimelineAppendHandler } from '../apps/api/src/timeline/timeline-append.handler';
 import { type Alertmanager, alertmanagerSkipReason, startAlertmanager } from './support/alertmanager';
 import { startTestApp, type TestApp } from './support/app';
 import { expectError } from './support/expect-error';

@@ -64,8 +64,8 @@ export function startProjector(env: Record<string, string>) {
   requireBuilt(PROJECTOR_MAIN);
   const child = spawn(process.execPath, [...NODE_FLAGS, PROJECTOR_MAIN, 'run'], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
+  let output = '';
   const ready = new Promise<void>((resolve, reject) => {
-    let output = '';
     const onData = (chunk: Buffer) => {
       if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString();
       if (output.includes('Projecting from position')) resolve();
@@ -74,7 +74,7 @@ export function startProjector(env: Record<string, string>) {
     child.stderr!.on('data', onData);
     void exited.then(() => reject(new Error(`projector exited:\n${output}`)));
   });
-  return { child, exited, ready };
+  return { child, exited, ready, output: () => output };
 }
 
 /** Runs the built projector CLI to completion. */

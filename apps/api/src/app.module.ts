@@ -4,6 +4,7 @@ import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
 import { PolicyModule } from '@im/access';
 import { TimersModule } from '@im/paging';
+import { TimelineAppendModule } from '@im/timeline-append';
 import { HttpErrorFilter } from './errors/http-error.filter';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -40,6 +41,8 @@ export class AppModule {
         NotificationsModule,
         OncallModule,
         HeartbeatPingsModule,
+        // The alert write path, global: the timers' HeartbeatsDue records a missed heartbeat through it.
+        TimelineAppendModule,
         TimersModule,
         GraphqlApiModule.forRoot(config),
         DiagnosticsModule.forRoot(config),

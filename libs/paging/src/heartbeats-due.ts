@@ -10,8 +10,10 @@ export const HEARTBEAT_SEVERITY = 'SEV-2';
 
 /**
  * The alert write path (dedup, routing by fingerprint, the service of an
- * opening, the incident decider): the api binds it to its timeline append
- * handler, so a missed heartbeat is recorded exactly as an alert is.
+ * opening, the incident decider): TimelineAppendModule (libs/timeline-append,
+ * imported by the api and apps/projector) binds it to TimelineAppendHandler,
+ * so a missed heartbeat is recorded exactly as an alert is. A token here, not
+ * an import: that library imports this one.
  */
 export const ALERT_RECORDER = Symbol('ALERT_RECORDER');
 export interface AlertRecorder {
@@ -67,7 +69,7 @@ export class HeartbeatsDue implements DueSource {
   constructor(
     @Inject(ONCALL_QUERIES) private readonly oncall: OncallQueries,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    // The api binds it; a process without the alert write path (apps/projector) fires no heartbeat (docs/decisions.md, "Heartbeats").
+    // Bound wherever the timers run; a process that left TimelineAppendModule out would fire no heartbeat, and says so.
     @Optional() @Inject(ALERT_RECORDER) private readonly alerts?: AlertRecorder,
   ) {
     if (!alerts) this.logger.warn('No alert write path in this process: missed heartbeats are not recorded here');

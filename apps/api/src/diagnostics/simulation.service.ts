@@ -5,7 +5,7 @@ import { DomainError, type Duplicate, evolve, INCIDENT_EVENT_TYPES, incidentDeci
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
 import { CommandHandler, fingerprintWrites, ID_GENERATOR, type IdGenerator, incidentWrites } from '@im/write-path';
 import { IncidentVisibility, type Principal, TIMELINE_ROLES } from '@im/access';
-import { type AppendLookups, type FingerprintFacts, planAppend, recording } from '../timeline/append-plan';
+import { type AppendLookups, type FingerprintFacts, planAppend, recording } from '@im/timeline-append';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';
 import { TimelineReader } from '../timeline/timeline-reader.service';
 import type { SimulationRequest } from './simulation.body';

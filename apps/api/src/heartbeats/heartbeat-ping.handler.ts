@@ -4,9 +4,9 @@ import { INTEGRATION_KEY_QUERIES, type IntegrationKeyQueries } from '@im/read-mo
 import { ONCALL_ADMIN_ROLE, type Principal } from '@im/access';
 import { heartbeatAlertEvent } from '@im/paging';
 import { CLOCK, type Clock, CommandHandler, heartbeatPingWrites, ID_GENERATOR, type IdGenerator } from '@im/write-path';
+import { TimelineAppendHandler } from '@im/timeline-append';
 import { OncallQueryService } from '../oncall/oncall-query.service';
 import type { HeartbeatView } from '../oncall/oncall.views';
-import { TimelineAppendHandler } from '../timeline/timeline-append.handler';
 
 /**
  * A ping: one event on the heartbeat's own stream, by the caller. When a

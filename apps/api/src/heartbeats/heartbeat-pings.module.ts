@@ -1,21 +1,14 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { LedgerModule } from '@im/write-path';
-import { ALERT_RECORDER } from '@im/paging';
+import { TimelineAppendModule } from '@im/timeline-append';
 import { OncallModule } from '../oncall/oncall.module';
-import { TimelineAppendHandler } from '../timeline/timeline-append.handler';
-import { TimelineModule } from '../timeline/timeline.module';
 import { HeartbeatPingsController } from './heartbeat-pings.controller';
 import { HeartbeatPings } from './heartbeat-ping.handler';
 
-/**
- * Pings, and the alert write path the timers record a missed heartbeat
- * through (ALERT_RECORDER, global so that TimersModule's HeartbeatsDue finds it).
- */
-@Global()
+/** Pings; a ping that ends a miss records its alert's resolution through the alert write path. */
 @Module({
-  imports: [LedgerModule, OncallModule, TimelineModule],
+  imports: [LedgerModule, OncallModule, TimelineAppendModule],
   controllers: [HeartbeatPingsController],
-  providers: [HeartbeatPings, { provide: ALERT_RECORDER, useExisting: TimelineAppendHandler }],
-  exports: [ALERT_RECORDER],
+  providers: [HeartbeatPings],
 })
 export class HeartbeatPingsModule {}

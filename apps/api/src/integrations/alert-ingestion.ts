@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError } from '@im/incidents';
 import { CommandHandler, ID_GENERATOR, type IdGenerator } from '@im/write-path';
 import type { Principal } from '@im/access';
+import { TimelineAppendHandler } from '@im/timeline-append';
 import { type ClientError, classify, RetryLaterError } from '../errors/error-mapping';
 import { type AppendResult, appendedResult, refusedResult } from '../timeline/append-result';
 import { parseCloudEventBody } from '../timeline/cloud-event.body';
 import { attributed } from '../timeline/event-attribution';
-import { TimelineAppendHandler } from '../timeline/timeline-append.handler';
 import { alertEvent } from './alert-event';
 import type { AlertPayload } from './alert-payload.body';
 

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { LedgerModule } from '@im/write-path';
-import { TimelineModule } from '../timeline/timeline.module';
+import { TimelineAppendModule } from '@im/timeline-append';
 import { AlertIngestion } from './alert-ingestion';
 import { IntegrationsController } from './integrations.controller';
 
 @Module({
-  imports: [LedgerModule, TimelineModule],
+  imports: [LedgerModule, TimelineAppendModule],
   controllers: [IntegrationsController],
   providers: [AlertIngestion],
 })

@@ -1,11 +1,7 @@
+import type { CloudEvent } from '@im/cloudevents';
+import type { AppendAnswer } from '@im/timeline-append';
 import { type ClientError, classify } from '../errors/error-mapping';
-
-/** What one append answers: the stored (or already stored) event and its incident. */
-export interface AppendAnswer {
-  event_id: string;
-  created: boolean;
-  incident_id: string;
-}
+import type { BatchItem } from './cloud-event.body';
 
 /**
  * One event's entry in an answer that reports several appends (a CloudEvents
@@ -36,4 +32,13 @@ export async function appendResultOf(index: number, append: () => Promise<Append
     if (client.status >= 500) throw error;
     return refusedResult(index, client);
   }
+}
+
+/** A batch: each event appended as if alone, in order; a refusal is its own entry's answer and undoes nothing. */
+export async function appendBatch(batch: BatchItem[], append: (event: CloudEvent) => Promise<AppendAnswer>): Promise<AppendResult[]> {
+  const results: AppendResult[] = [];
+  for (const [index, item] of batch.entries()) {
+    results.push(await appendResultOf(index, () => ('refused' in item ? Promise.reject(item.refused) : append(item.event))));
+  }
+  return results;
 }

@@ -4,10 +4,10 @@ import type { FastifyReply } from 'fastify';
 import { type TimelineEventView, toTimelineEventView } from '@im/read-models';
 import { type Principal, TIMELINE_ROLES } from '@im/access';
 import { AcceptsIntegrationKey, CurrentPrincipal, RequireRole } from '../auth/access.decorators';
-import type { AppendAnswer, AppendResult } from './append-result';
+import { type AppendAnswer, TimelineAppendHandler } from '@im/timeline-append';
+import { appendBatch, type AppendResult } from './append-result';
 import { parseAppendRequest } from './cloud-event.body';
 import { attributed, attributedItem } from './event-attribution';
-import { TimelineAppendHandler } from './timeline-append.handler';
 import { parseTimelineExportFormat } from './timeline-export.query';
 import { type TimelineExportAnswer, TimelineExports } from './timeline-export.service';
 import { parseIncidentTimelineQuery, parseTimelineSearch } from './timeline-filter';
@@ -40,7 +40,7 @@ export class TimelineController {
     const request = parseAppendRequest(headers, body);
     if (request.mode === 'batch') {
       void reply.status(200);
-      return { results: await this.appender.appendBatch(request.batch.map((item) => attributedItem(item, writer))) };
+      return { results: await appendBatch(request.batch.map((item) => attributedItem(item, writer)), (event) => this.appender.append(event)) };
     }
     const answer = await this.appender.append(attributed(request.event, writer));
     void reply.status(answer.created ? 201 : 200);

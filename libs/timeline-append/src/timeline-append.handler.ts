@@ -13,10 +13,15 @@ import {
   incidentWrites,
   type StreamCommand,
 } from '@im/write-path';
-import { ServiceAssignments, withServiceAssignment } from '@im/paging';
-import { type AppendAnswer, type AppendResult, appendResultOf } from './append-result';
-import type { BatchItem } from './cloud-event.body';
+import { type AlertRecorder, ServiceAssignments, withServiceAssignment } from '@im/paging';
 import { type AppendLookups, type AppendPlan, type FingerprintFacts, planAppend, type PlanOptions, recording } from './append-plan';
+
+/** What one append answers: the stored (or already stored) event and its incident. */
+export interface AppendAnswer {
+  event_id: string;
+  created: boolean;
+  incident_id: string;
+}
 
 /** An append's answer, and the log position the read models must reach to show it (none for a duplicate). */
 export interface Recorded {
@@ -35,12 +40,13 @@ const duplicateOf = (recorded: RecordedEvent): Duplicate => ({ eventId: recorded
 const duplicateAnswer = ({ eventId, incidentId }: Duplicate): AppendAnswer => ({ event_id: eventId, created: false, incident_id: incidentId });
 
 /**
- * POST /api/v1/timeline/events: idempotent, routed to its incident by the
- * domain (routeEvent), decided like any command, in the write path's one
- * retry loop: a stale revision, a taken id or a changed route plans again.
+ * The timeline and alert write path (POST /api/v1/timeline/events, alert
+ * payloads, heartbeats): idempotent, routed to its incident by the domain
+ * (routeEvent), decided like any command, in the write path's one retry
+ * loop: a stale revision, a taken id or a changed route plans again.
  */
 @Injectable()
-export class TimelineAppendHandler {
+export class TimelineAppendHandler implements AlertRecorder {
   /** Per fingerprint, the opening of its incident under way in this process. */
   private readonly opening = new Map<string, Promise<unknown>>();
 
@@ -75,15 +81,6 @@ export class TimelineAppendHandler {
   /** Records the event without waiting for the read models (a caller appending many events waits once, for the last). */
   record(event: CloudEvent, options: PlanOptions = {}): Promise<Recorded> {
     return this.commands.run('incident', () => this.commit(event, options), { wait: false });
-  }
-
-  /** A batch: each event appended as if alone, in order; a refusal is its own entry's answer and undoes nothing. */
-  async appendBatch(batch: BatchItem[]): Promise<AppendResult[]> {
-    const results: AppendResult[] = [];
-    for (const [index, item] of batch.entries()) {
-      results.push(await appendResultOf(index, () => ('refused' in item ? Promise.reject(item.refused) : this.append(item.event))));
-    }
-    return results;
   }
 
   /** One attempt: plan, then store on the incident routed to (with the writes queued on it), or open one. */
