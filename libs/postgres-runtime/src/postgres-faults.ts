@@ -14,6 +14,7 @@ const SQLSTATE_KINDS: Record<string, StorageFaultKind> = {
   '57P01': 'unreachable', // admin_shutdown (also pg_terminate_backend)
   '57P02': 'unreachable', // crash_shutdown
   '57P03': 'unreachable', // cannot_connect_now: starting up, recovering
+  '25P03': 'unreachable', // idle_in_transaction_session_timeout: the session was ended
   '08000': 'unreachable', // connection_exception
   '08001': 'unreachable', // sqlclient_unable_to_establish_sqlconnection
   '08003': 'unreachable', // connection_does_not_exist

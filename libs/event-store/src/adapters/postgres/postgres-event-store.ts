@@ -17,6 +17,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../event-store.port';
 import { followLog } from '../../follow-log';
+import { storageFaultOf } from '../../storage-fault';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { LogListener } from './log-listener';
 import { EVENT_STORE_COMPONENT, EVENT_STORE_MIGRATIONS } from './migrations';
@@ -134,6 +135,8 @@ export class PostgresEventStore implements EventStore {
   /** Each subscription, with whom it tells of its errors (the listener's too: its connection serves them all). */
   private readonly subscriptions = new Map<Subscription, ((error: unknown) => void) | undefined>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The pool's connections this store has had: one failing may only have been ended while it sat in the pool. */
+  private readonly connections = new WeakSet<PoolClient>();
   private closed = false;
 
   private constructor(
@@ -151,7 +154,7 @@ export class PostgresEventStore implements EventStore {
   async appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
     const refused = this.closedError() ?? malformedAppend(appends);
     if (refused) throw refused;
-    const appending = this.inTransaction((client) => this.appendIn(client, appends));
+    const appending = this.withConnection((client) => this.appendIn(client, appends), 'COMMIT');
     this.inFlight.add(appending);
     try {
       const results = await appending;
@@ -209,44 +212,68 @@ export class PostgresEventStore implements EventStore {
       return { nextExpectedRevision: last.revision, position: last.position, recorded };
     });
     await client.query(WRITE_APPEND, [rows.position, rows.streamId, rows.revision, rows.eventId, rows.type, now, rows.body, rows.ledger, keyRows.key, keyRows.position, position]);
-    await client.query('COMMIT');
     return results;
   }
 
   /**
-   * Runs `work` on a connection of its own; `work` opens the transaction and
-   * commits it, anything it throws rolls it back. The driver's errors leave as
-   * storage faults where they are one (postgresFault).
+   * Runs `work` on a connection of the pool; with `end`, `work` opened a
+   * transaction, which is ended so, and anything `work` throws rolls it back.
+   * A connection the server ended while it sat in the pool (a restart, a
+   * failover, an administrator) fails its first statement: `work` is tried
+   * again on another, as nothing of it can have been committed, at most as
+   * often as the pool holds connections. A new connection failing is the
+   * answer, and so is a commit cut short (its outcome is unknown). The
+   * driver's errors leave as storage faults where they are one (postgresFault).
    */
-  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  private async withConnection<T>(work: (client: PoolClient) => Promise<T>, end?: 'COMMIT' | 'ROLLBACK'): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.attempt(work, end);
+      if ('value' in outcome) return outcome.value;
+      if (!outcome.stale || attempt > (this.pool.options.max ?? 10)) throw outcome.error;
+    }
+  }
+
+  /** One try: its value, or its error and whether it may only have met a connection that went stale in the pool. */
+  private async attempt<T>(work: (client: PoolClient) => Promise<T>, end?: 'COMMIT' | 'ROLLBACK'): Promise<{ value: T } | { error: unknown; stale: boolean }> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
-      throw postgresFault(error);
+      return { error: postgresFault(error), stale: false };
     }
-    // A connection lost between two statements is reported here, not as an error nobody listens for (which would end the process).
+    const reused = this.connections.has(client);
+    this.connections.add(client);
+    // A connection lost between two statements is reported by the next one, not as an error nobody listens for (which would end the process).
     const ignore = () => undefined;
     client.on('error', ignore);
     let broken = false;
     try {
-      return await work(client);
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => (broken = true));
-      throw postgresFault(error);
+      let value: T;
+      try {
+        value = await work(client);
+      } catch (error) {
+        if (end) await client.query('ROLLBACK').catch(() => (broken = true));
+        const fault = postgresFault(error);
+        return { error: fault, stale: reused && storageFaultOf(fault)?.kind === 'unreachable' };
+      }
+      if (end) {
+        try {
+          await client.query(end);
+        } catch (error) {
+          broken = true;
+          return { error: postgresFault(error), stale: false };
+        }
+      }
+      return { value };
     } finally {
       client.off('error', ignore);
       client.release(broken);
     }
   }
 
-  /** One statement on a connection of the pool (reads: a follower stopping as the store closes still reads until the pool ends). */
+  /** A read: one statement (a follower stopping as the store closes still reads until the pool ends). */
   private async query<R extends object>(text: string, values?: unknown[]): Promise<R[]> {
-    try {
-      return (await this.pool.query<R>(text, values)).rows;
-    } catch (error) {
-      throw postgresFault(error);
-    }
+    return (await this.withConnection((client) => client.query<R>(text, values))).rows;
   }
 
   private closedError(): Error | undefined {
@@ -286,10 +313,7 @@ export class PostgresEventStore implements EventStore {
   async checkWritable(): Promise<void> {
     const refused = this.closedError();
     if (refused) throw refused;
-    await this.inTransaction(async (client) => {
-      await client.query(BEGIN_APPEND);
-      await client.query('ROLLBACK');
-    });
+    await this.withConnection((client) => client.query(BEGIN_APPEND), 'ROLLBACK');
   }
 
   subscribeToAll(after: bigint, handler: LogHandler, onError?: (error: unknown) => void): Subscription {
