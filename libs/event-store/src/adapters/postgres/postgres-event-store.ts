@@ -86,7 +86,7 @@ interface TipRow {
 export interface PostgresEventStoreOptions {
   /** How often a follower reads the log when no notification came (1 s). */
   pollIntervalMs?: number;
-  /** Connections at most, the listener's included (pg's default, 10). */
+  /** Connections at most, the listener's included (pg's default, 10; at least 2). */
   max?: number;
   /** Shown in pg_stat_activity. */
   applicationName?: string;
@@ -103,10 +103,13 @@ export interface PostgresEventStoreOptions {
  * visible before it releases the commit's locks), and a reader that has seen
  * position p has seen everything below it. A sequence would let an append
  * that took a smaller position commit after a reader passed it. The cost: one
- * append at a time per database, each holding the lock for three round trips
- * and its commit's WAL flush (synchronous_commit stays on), so appends top out
- * at about one per commit latency; expected revisions and dedup keys are
- * checked under the same lock, so a refusal is never a race.
+ * append at a time per database, each holding the lock for its reads of the
+ * streams' tips and the keys, its write and its commit's WAL flush
+ * (synchronous_commit stays on), so appends top out at about one per commit
+ * (about 2 ms each on a local server, concurrent or not; batching a process's
+ * concurrent appends into one transaction, as the SQLite store does, is the
+ * way past that). Expected revisions and dedup keys are checked under the
+ * same lock, so a refusal is never a race.
  *
  * Followers catch up by position (followLog), then wait for the notification
  * each append sends at its commit (LISTEN, one connection per store, shared by
@@ -115,6 +118,8 @@ export interface PostgresEventStoreOptions {
 export class PostgresEventStore implements EventStore {
   /** Opens a pool on `url` and applies the event store's pending migrations (none: nothing is written, so a read-only server opens). */
   static async open(url: string, options: PostgresEventStoreOptions = {}): Promise<PostgresEventStore> {
+    // The listener holds a connection for as long as anyone follows: with one alone, nothing else could be read or appended.
+    if (options.max !== undefined && options.max < 2) throw new Error('PostgresEventStore needs at least 2 connections');
     const pool = openPostgresPool(url, { max: options.max, applicationName: options.applicationName ?? 'im-event-store' });
     try {
       if ((await pendingMigrations(pool, EVENT_STORE_COMPONENT, EVENT_STORE_MIGRATIONS)).length > 0) {
@@ -170,10 +175,8 @@ export class PostgresEventStore implements EventStore {
     const { position: head, now } = began[began.length - 1].rows[0] as { position: bigint; now: Date };
     const parts = appends.map((append) => ({ ...append, dedupKeys: [...new Set(append.dedupKeys ?? [])] }));
     const keys = parts.flatMap((part) => part.dedupKeys);
-    const [tips, taken] = [
-      (await client.query<TipRow>(SELECT_TIPS, [parts.map((part) => part.streamId)])).rows,
-      keys.length === 0 ? [] : (await client.query<EventRow & { key: string }>(SELECT_TAKEN, [keys])).rows,
-    ];
+    const tips = (await client.query<TipRow>(SELECT_TIPS, [parts.map((part) => part.streamId)])).rows;
+    const taken = keys.length === 0 ? [] : (await client.query<EventRow & { key: string }>(SELECT_TAKEN, [keys])).rows;
     const tipOf = new Map(tips.map((tip) => [tip.stream_id, tip]));
     const takenBy = new Map(taken.map((row) => [row.key, row]));
     for (const { streamId, expected, dedupKeys } of parts) {
