@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
+import { PostgresEventStore } from '@im/event-store/postgres';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { CONTRACT_STREAM_PREFIX, describeEventStoreContract } from '../../libs/event-store/src/event-store.contract';
+import { temporaryDatabase, type TemporaryDatabase } from '../support/postgres-database';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
@@ -10,6 +12,15 @@ describeEventStoreContract('sqlite', () => {
   return {
     open: async () => new SqliteEventStore(join(dir.path, 'events.sqlite'), { pollIntervalMs: 20 }),
     dispose: async () => dir.remove(),
+  };
+});
+
+// The machine's PostgreSQL (test/support/postgres-database.ts): a database of its own per test, dropped after it.
+describeEventStoreContract('postgres', () => {
+  let database: Promise<TemporaryDatabase> | undefined;
+  return {
+    open: async () => PostgresEventStore.open((await (database ??= temporaryDatabase('event_store_contract'))).url, { pollIntervalMs: 50 }),
+    dispose: async () => (await database)?.drop(),
   };
 });
 

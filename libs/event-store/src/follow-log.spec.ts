@@ -95,3 +95,26 @@ describe('followLog retrying a failing handler', () => {
     expect(warnings).not.toContain('MaxListenersExceededWarning');
   });
 });
+
+describe('followLog stopping', () => {
+  it('stops during a handler call once it returns, without waiting for an append that may never come', async () => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let finish!: () => void;
+    const handling = new Promise<void>((resolve) => (finish = resolve));
+    const subscription = followLog({
+      after: 19_999n,
+      read,
+      handler: async () => {
+        entered();
+        await handling;
+      },
+      // Only an abort ends the wait, as for a store polling rarely.
+      waitForAppend: (_after, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve())),
+    });
+    await inHandler;
+    const stopped = subscription.stop();
+    finish();
+    await stopped;
+  });
+});

@@ -37,6 +37,8 @@ export function followLog(options: FollowLogOptions): Subscription {
           // A short batch was the head when read: wait rather than ask again for what is probably not there.
           if (batch.length === BATCH_SIZE) continue;
         }
+        // Stopped while the handler ran: the wait would listen for an abort that has already happened.
+        if (stopping.signal.aborted) break;
         await waitForAppend(position, stopping.signal);
       } catch (error) {
         onError?.(error);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeStorageFault, storageFaultOf, storageFaultStatus } from './storage-fault';
+import { describeStorageFault, StorageFaultError, storageFaultOf, storageFaultStatus } from './storage-fault';
 
 const errno = (code: string, syscall: string) => Object.assign(new Error(`${code}: ${syscall}`), { code, syscall });
 
@@ -46,6 +46,15 @@ describe('storage faults', () => {
     const fault = storageFaultOf(thrownBy(() => db.exec('INSERT INTO t VALUES (1)')));
     db.close();
     expect(fault).toEqual({ kind: 'read_only', code: 'SQLITE_READONLY' });
+  });
+
+  it("a fault an adapter recognised in its driver's error counts as it says, with the driver's message: a database server out of reach is 503", () => {
+    const refused = new StorageFaultError({ kind: 'unreachable', code: 'ECONNREFUSED' }, errno('ECONNREFUSED', 'connect'));
+    const fault = storageFaultOf(refused);
+    expect(fault).toEqual({ kind: 'unreachable', code: 'ECONNREFUSED' });
+    expect(storageFaultStatus(fault!)).toBe(503);
+    expect(describeStorageFault(fault!)).toBe("The server's storage cannot be reached (ECONNREFUSED)");
+    expect(refused.message).toBe('ECONNREFUSED: connect');
   });
 
   it('file system errors count, the same errno from the network does not, nor SQLite errors about the data', () => {

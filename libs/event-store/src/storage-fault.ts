@@ -1,14 +1,29 @@
 /**
- * What went wrong with the storage under an embedded store, whichever layer
- * noticed (SQLite or the operating system). Anything else is not a storage
- * fault and stays an internal error.
+ * What went wrong with the storage under a store, whichever layer noticed
+ * (SQLite or the operating system, read from their errors; a database server's
+ * adapter, which says it with a StorageFaultError). Anything else is not a
+ * storage fault and stays an internal error.
  */
-export type StorageFaultKind = 'full' | 'read_only' | 'io' | 'corrupt' | 'busy';
+export type StorageFaultKind = 'full' | 'read_only' | 'io' | 'corrupt' | 'busy' | 'unreachable';
 
 export interface StorageFault {
   kind: StorageFaultKind;
-  /** SQLite's extended result code or the OS errno name, e.g. SQLITE_FULL, ENOSPC. */
+  /** SQLite's extended result code, the OS errno name or PostgreSQL's SQLSTATE, e.g. SQLITE_FULL, ENOSPC, 53100. */
   code: string;
+}
+
+/**
+ * A storage fault an adapter recognised in its driver's error, where the
+ * error alone does not say it is one (a connection to the database server
+ * lost or refused, the server's own codes). Its message is the driver's.
+ */
+export class StorageFaultError extends Error {
+  constructor(
+    readonly fault: StorageFault,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }
 
 const SQLITE_KINDS: Record<string, StorageFaultKind> = {
@@ -38,6 +53,7 @@ const ERRNO_KINDS: Record<string, StorageFaultKind> = {
 const FILE_SYSCALLS = new Set(['access', 'open', 'read', 'write', 'fdatasync', 'fsync', 'mkdir', 'rename', 'unlink', 'ftruncate', 'statfs']);
 
 export function storageFaultOf(error: unknown): StorageFault | undefined {
+  if (error instanceof StorageFaultError) return error.fault;
   const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
   if (typeof code !== 'string') return undefined;
   // better-sqlite3's errors carry SQLite's code; extended ones (SQLITE_IOERR_WRITE) mean what their primary code means.
@@ -52,6 +68,7 @@ const WHAT: Record<StorageFaultKind, string> = {
   io: 'cannot be read or written',
   corrupt: 'is damaged',
   busy: 'is locked by another process',
+  unreachable: 'cannot be reached',
 };
 
 /** "The server's storage is full (SQLITE_FULL)"; clients are not told file names, operators are (`subject`). */

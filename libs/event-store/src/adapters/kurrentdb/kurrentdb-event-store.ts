@@ -35,6 +35,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
+import { malformedAppend } from '../../append-checks';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 
 /**
@@ -157,10 +158,9 @@ export class KurrentDbEventStore implements EventStore {
    * dedup keys is a plain append; anything else is one multi-stream append, all or nothing.
    */
   async appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
+    const refused = malformedAppend(appends);
+    if (refused) throw refused;
     const keys = appends.flatMap((append) => [...new Set(append.dedupKeys ?? [])]);
-    if (appends.length === 0 || appends.some(({ events }) => events.length === 0)) throw new Error('Nothing to append');
-    if (new Set(appends.map(({ streamId }) => streamId)).size < appends.length) throw new Error('A stream is named twice in one append');
-    if (new Set(keys).size < keys.length) throw new Error('A dedup key is given to two parts of one append');
     for (let attempt = 0; ; attempt++) {
       const parts = await Promise.all(appends.map((append) => this.pinnedPart(append)));
       try {

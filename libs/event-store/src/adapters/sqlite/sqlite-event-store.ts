@@ -16,6 +16,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
+import { malformedAppend, revisionMatches } from '../../append-checks';
 import { followLog } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { TurnBatch } from './turn-batch';
@@ -243,8 +244,7 @@ export class SqliteEventStore implements EventStore {
 
   /** The parts go into the same batch, one after the other, so one transaction and one sync write them all or none. */
   appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
-    const keys = appends.flatMap((append) => [...new Set(append.dedupKeys ?? [])]);
-    const refused = this.refusal(appends) ?? (new Set(keys).size < keys.length ? new Error('A dedup key is given to two parts of one append') : undefined);
+    const refused = this.refusal(appends);
     if (refused) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
       const results: AppendResult[] = [];
@@ -262,12 +262,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** Why the appends cannot even be tried, if they cannot. */
-  private refusal(appends: Pick<StreamAppend, 'streamId' | 'events'>[]): Error | undefined {
+  private refusal(appends: Pick<StreamAppend, 'streamId' | 'events' | 'dedupKeys'>[]): Error | undefined {
     if (this.closed) return new Error('Event store is closed');
-    if (this.unsynced) return this.unsynced;
-    if (appends.length === 0 || appends.some(({ events }) => events.length === 0)) return new Error('Nothing to append');
-    if (new Set(appends.map(({ streamId }) => streamId)).size < appends.length) return new Error('A stream is named twice in one append');
-    return undefined;
+    return this.unsynced ?? malformedAppend(appends);
   }
 
   /**
@@ -404,7 +401,7 @@ export class SqliteEventStore implements EventStore {
     }
     const current = heads.get(streamId) ?? null;
     const actual = current === null ? 'no_stream' : BigInt(current);
-    if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
+    if (!revisionMatches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
   }
 
   /** Writes a checked append. */
@@ -549,19 +546,6 @@ export class SqliteEventStore implements EventStore {
     await this.checkpoints?.stop();
     closeSync(this.walFd);
     this.db.close();
-  }
-}
-
-function matches(expected: ExpectedRevision, actual: bigint | 'no_stream'): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return actual === 'no_stream';
-    case 'stream_exists':
-      return actual !== 'no_stream';
-    default:
-      return actual === expected;
   }
 }
 
