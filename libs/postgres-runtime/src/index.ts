@@ -3,5 +3,7 @@
 // node-postgres (`pg`), chosen in docs/decisions.md, "PostgreSQL".
 //   postgres-pool.ts  a pool on POSTGRES_URL, 64-bit integers read as bigint
 //   migrations.ts     numbered migrations per component, applied at start, recorded in schema_migrations
+//   transaction.ts    work on one connection between BEGIN and COMMIT
 export { openPostgresPool, type PostgresPoolOptions, redactedUrl } from './postgres-pool';
 export { applyMigrations, type Migration, pendingMigrations } from './migrations';
+export { inTransaction } from './transaction';
