@@ -1,5 +1,6 @@
 import type { IncidentListQuery } from '../incidents/incident-queries.port';
-import type { TimelineQuery } from '../timeline/timeline-queries.port';
+import type { TimelineQuery, TimelineRow } from '../timeline/timeline-queries.port';
+import { type StoredDoc, storedTimelineRow } from '../timeline/timeline.projection';
 
 // The lists of the SQL stores (SQLite, PostgreSQL): their conditions, order and
 // keyset pages, written once with `?` placeholders over the declared columns
@@ -75,3 +76,19 @@ export function timelinePage(query: TimelineQuery): ListClause {
   const clause = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, query.after.position]);
   return { clause, params: [...params, query.limit] };
 }
+
+/** What a timeline page reads beside the document: its columns, the policy's inputs as the JSON text they are kept as (null: none). */
+export interface TimelineColumnValues {
+  position: bigint;
+  incidentId: string;
+  eventTime: string;
+  visibility: string | null;
+  dataClass: string | null;
+  view: string;
+}
+
+const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
+
+/** A timeline page's row from its columns; the document, or how to read it, for an event shown redacted. */
+export const timelineRow = ({ position, incidentId, eventTime, visibility, dataClass, view }: TimelineColumnValues, doc: StoredDoc): TimelineRow =>
+  storedTimelineRow(doc, position, { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });

@@ -5,7 +5,6 @@ import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument }
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { storedTimelineRow } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -22,7 +21,7 @@ import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subs
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
-import { incidentPage, type ListClause, timelinePage } from '../sql-lists';
+import { incidentPage, type ListClause, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
 import { PostgresCollection, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS, syncDeclarations, tableOf } from './postgres-schema';
 import { numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
 import { PostgresOutboundStore } from './postgres-outbound-store';
@@ -253,20 +252,9 @@ class PostgresIncidentQueries implements IncidentQueries {
  */
 const TIMELINE_COLUMNS = `position, incident_id AS "incidentId", event_time AS "eventTime", visibility, data_class AS "dataClass", view, doc::text AS doc`;
 
-interface TimelineColumns {
-  position: bigint;
-  incidentId: string;
-  eventTime: string;
-  visibility: string | null;
-  dataClass: string | null;
-  view: string;
-  doc: string;
-}
+type TimelineColumns = TimelineColumnValues & { doc: string };
 
-const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
-
-const toRow = ({ position, incidentId, eventTime, visibility, dataClass, view, doc }: TimelineColumns): TimelineRow =>
-  storedTimelineRow(doc, position, { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
+const toRow = ({ doc, ...columns }: TimelineColumns): TimelineRow => timelineRow(columns, doc);
 
 class PostgresTimelineQueries implements TimelineQueries {
   constructor(private readonly pool: Pool) {}

@@ -5,7 +5,7 @@ import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument }
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type StoredDoc, storedTimelineRow } from '../../timeline/timeline.projection';
+import type { StoredDoc } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -20,7 +20,7 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
-import { incidentPage, isOneOf, type ListClause, timelinePage } from '../sql-lists';
+import { incidentPage, isOneOf, type ListClause, timelinePage, timelineRow } from '../sql-lists';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
@@ -471,7 +471,5 @@ class SqliteTimelineQueries implements TimelineQueries {
 const TIMELINE_COLUMNS = 'position, incident_id, event_time, visibility, data_class, view';
 type TimelineColumns = [number, string, string, string | null, string | null, string];
 
-const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
-
 const toRow = ([position, incidentId, eventTime, visibility, dataClass, view]: TimelineColumns | [...TimelineColumns, string], doc: StoredDoc): TimelineRow =>
-  storedTimelineRow(doc, BigInt(position), { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
+  timelineRow({ position: BigInt(position), incidentId, eventTime, visibility, dataClass, view }, doc);
