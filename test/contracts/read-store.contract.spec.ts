@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { MongoReadStore } from '@im/read-models/mongodb';
+import { PostgresReadStore } from '@im/read-models/postgres';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { BackgroundReads } from '@im/sqlite-runtime';
 import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
+import { temporaryDatabase, type TemporaryDatabase } from '../support/postgres-database';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
 
@@ -45,6 +47,20 @@ describe('with the lists read in a worker thread', () => {
   );
   afterAll(() => expect(served).toBeGreaterThan(10));
 });
+
+// The machine's PostgreSQL (test/support/postgres-database.ts): each harness opens its stores in a database of its own, dropped afterwards.
+const postgresHarness = () => {
+  let database: Promise<TemporaryDatabase> | undefined;
+  return {
+    open: async () => PostgresReadStore.connect((await (database ??= temporaryDatabase('read_store'))).url),
+    dispose: async () => {
+      await (await database)?.drop();
+    },
+  };
+};
+describeReadStoreContract('postgres', postgresHarness);
+describeOutboundStoreContract('postgres', postgresHarness);
+describeNotificationStoreContract('postgres', postgresHarness);
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {

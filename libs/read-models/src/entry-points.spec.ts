@@ -2,7 +2,7 @@
  * A helper of @im/read-models or @im/event-store must not load a database
  * driver: those load only through the adapters' own entry points.
  */
-const DRIVERS = ['better-sqlite3', 'mongoose', '@kurrent/kurrentdb-client'];
+const DRIVERS = ['better-sqlite3', 'mongoose', '@kurrent/kurrentdb-client', 'pg'];
 
 /** The drivers loaded while requiring `entry` in a fresh module registry. */
 function driversLoadedBy(entry: string): string[] {
@@ -29,6 +29,7 @@ describe('library entry points', () => {
   it.each([
     ['@im/read-models/sqlite', 'better-sqlite3'],
     ['@im/read-models/mongodb', 'mongoose'],
+    ['@im/read-models/postgres', 'pg'],
     ['@im/event-store/sqlite', 'better-sqlite3'],
     ['@im/event-store/kurrentdb', '@kurrent/kurrentdb-client'],
   ])('%s loads its driver, %s, and no other', (entry, driver) => {

@@ -1,6 +1,6 @@
 // The read models and their ports. The adapters are entry points of their own
-// (@im/read-models/sqlite, @im/read-models/mongodb), so that importing a helper
-// from here loads neither better-sqlite3 nor mongoose.
+// (@im/read-models/sqlite, @im/read-models/mongodb, @im/read-models/postgres), so
+// that importing a helper from here loads no database driver.
 export * from './projection';
 export * from './projection-store.port';
 export * from './read-store';

@@ -24,11 +24,11 @@ export interface Projection<Doc> {
 /**
  * A value a read model's queries filter or sort on, taken from its document.
  * Every store derives its own form from it: a generated column (SQLite), a
- * field beside the document (MongoDB). The fold stays the only code that
- * shapes the document.
+ * field beside the document (MongoDB), a column written beside it
+ * (PostgreSQL). The fold stays the only code that shapes the document.
  */
 export interface QueryField {
-  /** `json`: the value as JSON text in SQLite (whatever its JSON type), the value itself in MongoDB. */
+  /** `json`: the value as JSON text in SQLite and PostgreSQL (whatever its JSON type), the value itself in MongoDB. */
   type: 'text' | 'integer' | 'json';
   /** Property names from the document's root to the value. */
   path: readonly string[];
@@ -44,7 +44,7 @@ export interface DocumentIndex<Field extends string = string> {
   /** Unique within the read model; stores prefix it with the read model's name. */
   name: string;
   on: readonly (Field | StoreColumn | `-${Field | StoreColumn}`)[];
-  /** Only documents where the first column has a value; where a store's planner can use that (SQLite). */
+  /** Only documents where the first column has a value; where a store's planner can use that (SQLite, PostgreSQL). */
   sparse?: boolean;
 }
 

@@ -38,7 +38,7 @@ export interface NotificationRecord {
 
 /**
  * The decisions of the notifications consumer. Kept beside the read models
- * (the same SQLite file or MongoDB database) like the outbound deliveries;
+ * (the same SQLite file, MongoDB or PostgreSQL database) like the outbound deliveries;
  * none of it is rebuilt from the log, so a rebuild never notifies again.
  */
 export interface NotificationStore {

@@ -58,7 +58,7 @@ export interface ResendRequest {
 /**
  * Storage of outbound deliveries: the consumers' checkpoints, the log of
  * attempts, and the re-sends waiting. Kept beside the read models (the same
- * SQLite file or MongoDB database), but none of it is rebuilt from the log:
+ * SQLite file, MongoDB or PostgreSQL database), but none of it is rebuilt from the log:
  * a rebuild of the read models leaves it alone.
  */
 export interface OutboundStore {

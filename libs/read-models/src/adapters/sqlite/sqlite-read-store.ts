@@ -5,7 +5,7 @@ import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument }
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
 import type { TimelineQueries, TimelineQuery, TimelineRow } from '../../timeline/timeline-queries.port';
-import { type StoredDoc, storedTimelineRow } from '../../timeline/timeline.projection';
+import type { StoredDoc } from '../../timeline/timeline.projection';
 import type { NotificationPreferences } from '../../preferences/preferences.projection';
 import type { PreferencesQueries } from '../../preferences/preferences-queries.port';
 import type { IntegrationKeyRecord } from '../../integration-keys/integration-key.projection';
@@ -20,6 +20,7 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
+import { incidentPage, isOneOf, type ListClause, timelinePage, timelineRow } from '../sql-lists';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
@@ -297,24 +298,8 @@ export class SqliteReadStore implements ReadStore {
   }
 }
 
-/**
- * The one keyset page of this store: rows strictly after `after` in the order
- * of the two columns (the second breaks ties), both ascending or both descending.
- */
-function keysetPage(where: string[], params: unknown[], columns: [string, string], order: 'asc' | 'desc', after?: [unknown, unknown]): string {
-  if (after) {
-    where.push(`(${columns.join(', ')}) ${order === 'asc' ? '>' : '<'} (?, ?)`);
-    params.push(...after);
-  }
-  const direction = order === 'asc' ? 'ASC' : 'DESC';
-  return `${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${columns.map((column) => `${column} ${direction}`).join(', ')} LIMIT ?`;
-}
-
-/** `column IN (?, …)` with its parameters. */
-function isOneOf(where: string[], params: unknown[], column: string, values: readonly string[]): void {
-  where.push(`${column} IN (${values.map(() => '?').join(',')})`);
-  params.push(...values);
-}
+/** A list's statement: its SELECT and FROM, then the shared clause. */
+const select = (head: string, { clause, params }: ListClause) => ({ sql: `${head} ${clause}`, params });
 
 /** Above this many assignments, walking the newest-first index beats sorting them all. */
 const SORT_THRESHOLD = 500;
@@ -421,16 +406,9 @@ class SqliteIncidentQueries implements IncidentQueries {
     return docs.map((doc) => JSON.parse(doc) as Incident);
   }
 
-  /** Newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
+  /** Newest first, filtered and keyset-paged (sql-lists.ts); `where` may hold the caller's own condition. */
   private page(from: string, where: string[], params: unknown[], query: IncidentListQuery): { sql: string; params: unknown[] } {
-    if (query.statuses?.length) isOneOf(where, params, 'status', query.statuses);
-    if (query.severities?.length) isOneOf(where, params, 'severity', query.severities);
-    if (query.visibleLevels) {
-      where.push(`(visibility IS NULL OR visibility IN (${query.visibleLevels.map(() => '?').join(',')}))`);
-      params.push(...query.visibleLevels);
-    }
-    const page = keysetPage(where, params, ['created_at', 'key'], 'desc', query.after && [query.after.createdAt, query.after.id]);
-    return { sql: `SELECT doc FROM ${from} ${page}`, params: [...params, query.limit] };
+    return select(`SELECT doc FROM ${from}`, incidentPage(where, params, query));
   }
 }
 
@@ -470,33 +448,7 @@ class SqliteTimelineQueries implements TimelineQueries {
 
   private page(query: TimelineQuery): { sql: string; params: unknown[] } {
     this.timeline.requireIndexes();
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const equals = (column: string, value: string | undefined) => {
-      if (value === undefined) return;
-      where.push(`${column} = ?`);
-      params.push(value);
-    };
-    equals('incident_id', query.incidentId);
-    equals('correlation_key', query.correlationKey);
-    equals('fingerprint', query.fingerprint);
-    equals('actor', query.actor);
-    if (query.type && 'exact' in query.type) equals('type', query.type.exact);
-    if (query.type && 'prefix' in query.type && query.type.prefix !== '') {
-      // A range on the type index; U+FFFF sorts after any character a type may hold.
-      where.push(`type >= ? AND type < ?`);
-      params.push(query.type.prefix, `${query.type.prefix}\uffff`);
-    }
-    if (query.from !== undefined) {
-      where.push(`event_time >= ?`);
-      params.push(query.from);
-    }
-    if (query.to !== undefined) {
-      where.push(`event_time <= ?`);
-      params.push(query.to);
-    }
-    const page = keysetPage(where, params, ['event_time', 'position'], query.order, query.after && [query.after.eventTime, Number(query.after.position)]);
-    return { sql: `SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)} ${page}`, params: [...params, query.limit] };
+    return select(`SELECT ${TIMELINE_COLUMNS} FROM timeline ${this.indexFor(query)}`, timelinePage(query));
   }
 
   /**
@@ -519,7 +471,5 @@ class SqliteTimelineQueries implements TimelineQueries {
 const TIMELINE_COLUMNS = 'position, incident_id, event_time, visibility, data_class, view';
 type TimelineColumns = [number, string, string, string | null, string | null, string];
 
-const parseJson = (text: string | null) => (text === null ? undefined : JSON.parse(text));
-
 const toRow = ([position, incidentId, eventTime, visibility, dataClass, view]: TimelineColumns | [...TimelineColumns, string], doc: StoredDoc): TimelineRow =>
-  storedTimelineRow(doc, BigInt(position), { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
+  timelineRow({ position: BigInt(position), incidentId, eventTime, visibility, dataClass, view }, doc);

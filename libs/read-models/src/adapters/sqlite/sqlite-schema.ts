@@ -1,12 +1,7 @@
 import type Database from 'better-sqlite3';
-import { type DocumentSchema, indexColumn, type Projection, type QueryField, storedTexts } from '../../projection';
+import { type DocumentSchema, type Projection, type QueryField, storedTexts } from '../../projection';
 import { ReadModelCatchingUpError } from '../../projection-progress';
-
-/** The column a query field is stored in: its name in snake_case (createdAt: created_at). */
-export const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/** An SQLite index's name: the read model's, then the declared one (incidents_by_created). */
-export const indexNameOf = (projection: string, index: string) => `${projection}_${index}`;
+import { columnOf, declaredIndexes, indexNameOf } from '../sql-schema';
 
 const jsonPath = (path: readonly string[]) =>
   `'$.${path.map((name) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `"${name}"`)).join('.')}'`;
@@ -33,16 +28,6 @@ function tableSql(name: string, schema: DocumentSchema | undefined): string {
     columns.push(`${columnOf(field)} ${COLUMN_TYPES[declared.type]} GENERATED ALWAYS AS (${columnExpression(declared)}) STORED`);
   }
   return `CREATE TABLE ${name} (${columns.join(', ')})`;
-}
-
-function indexSql(name: string, schema: DocumentSchema | undefined): Map<string, string> {
-  const indexes = new Map<string, string>();
-  for (const { name: index, on, sparse } of schema?.indexes ?? []) {
-    const columns = on.map(indexColumn).map(({ column, descending }) => `${columnOf(column)}${descending ? ' DESC' : ''}`);
-    const where = sparse ? ` WHERE ${columns[0]} IS NOT NULL` : '';
-    indexes.set(indexNameOf(name, index), `CREATE INDEX ${indexNameOf(name, index)} ON ${name} (${columns.join(', ')})${where}`);
-  }
-  return indexes;
 }
 
 /**
@@ -75,7 +60,7 @@ export class SqliteCollection {
     this.upsertSql = `INSERT INTO ${this.name} (key, position, ${written.join(', ')}) VALUES (?, ?, ${written.map(() => '?').join(', ')})
        ON CONFLICT (key) DO UPDATE SET position = excluded.position, ${written.map((column) => `${column} = excluded.${column}`).join(', ')}`;
     this.table = tableSql(projection.name, projection.schema);
-    this.indexes = indexSql(projection.name, projection.schema);
+    this.indexes = declaredIndexes(projection.name, projection.schema);
   }
 
   /**
