@@ -39,6 +39,8 @@ async function appliedVersions(client: Pool | PoolClient, component: string): Pr
 export async function applyMigrations(pool: Pool, component: string, migrations: readonly Migration[]): Promise<number[]> {
   checkNumbering(component, migrations);
   const client = await pool.connect();
+  // A connection lost while checked out emits here; unhandled it would end the process instead of failing this call.
+  client.on('error', () => undefined);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATIONS_LOCK]);
     try {

@@ -32,6 +32,7 @@ describe('library entry points', () => {
     ['@im/read-models/postgres', 'pg'],
     ['@im/event-store/sqlite', 'better-sqlite3'],
     ['@im/event-store/kurrentdb', '@kurrent/kurrentdb-client'],
+    ['@im/event-store/postgres', 'pg'],
   ])('%s loads its driver, %s, and no other', (entry, driver) => {
     expect(driversLoadedBy(entry)).toEqual([driver]);
   });
