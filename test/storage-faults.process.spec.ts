@@ -222,7 +222,10 @@ describe('a full disk', () => {
           answers.push(answer);
           if (answer.status === 201) acknowledged.set(answer.body.id as string, 'open');
         }
-        expect(answers.filter((a) => a.status !== 201 && a.status !== 507)).toEqual([]);
+        // Which file meets the full volume first is a race: when the read models' file does, the ledger still records the
+        // change and the answer says so (503, recorded but not yet shown), never a loss: such a change is not counted as acknowledged.
+        const recordedNotShown = (a: (typeof answers)[number]) => a.status === 503 && /^The change was recorded but the views are behind/.test(String(a.body.error));
+        expect(answers.filter((a) => a.status !== 201 && a.status !== 507 && !recordedNotShown(a))).toEqual([]);
         expect(answers[answers.length - 1]).toEqual({
           status: 507,
           body: { status: 507, error: expect.stringMatching(/^The server's storage is full \((SQLITE_FULL|ENOSPC)\): .*retry once space has been freed$/) },
