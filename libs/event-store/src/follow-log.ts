@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogHandler, RecordedEvent, Subscription } from './event-store.port';
 
@@ -54,4 +55,23 @@ export function followLog(options: FollowLogOptions): Subscription {
       await running;
     },
   };
+}
+
+/**
+ * A follower's wait when the store's own appends emit `append` on `appended`:
+ * the next one, the poll interval (appends of other processes), or the abort,
+ * whichever comes first.
+ */
+export function nextAppendOrPoll(appended: EventEmitter, pollIntervalMs: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      appended.off('append', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, pollIntervalMs);
+    appended.once('append', done);
+    signal.addEventListener('abort', done);
+  });
 }

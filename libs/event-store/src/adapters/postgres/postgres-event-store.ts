@@ -16,7 +16,7 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../../event-store.port';
-import { followLog } from '../../follow-log';
+import { followLog, nextAppendOrPoll } from '../../follow-log';
 import { storageFaultOf } from '../../storage-fault';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { LogListener } from './log-listener';
@@ -359,17 +359,7 @@ export class PostgresEventStore implements EventStore {
   /** Resolves at once when the log is known to be past `after`, else on the next append heard of, or after the poll interval. */
   private waitForAppend(after: bigint, signal: AbortSignal): Promise<void> {
     if (this.knownHead > after) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.appended.off('append', done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.appended.once('append', done);
-      signal.addEventListener('abort', done);
-    });
+    return nextAppendOrPoll(this.appended, this.pollIntervalMs, signal);
   }
 
   /** Stops the subscriptions and lets the appends under way finish, then closes the pool. */

@@ -17,7 +17,7 @@ import {
   WrongExpectedRevisionError,
 } from '../../event-store.port';
 import { malformedAppend, revisionMatches } from '../../append-checks';
-import { followLog } from '../../follow-log';
+import { followLog, nextAppendOrPoll } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
 import { TurnBatch } from './turn-batch';
 
@@ -521,17 +521,7 @@ export class SqliteEventStore implements EventStore {
   private waitForAppend(after: bigint, signal: AbortSignal): Promise<void> {
     const newest = this.recent[this.recent.length - 1];
     if (newest && newest.position > after) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.appended.off('append', done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, this.pollIntervalMs);
-      this.appended.once('append', done);
-      signal.addEventListener('abort', done);
-    });
+    return nextAppendOrPoll(this.appended, this.pollIntervalMs, signal);
   }
 
   async close(): Promise<void> {
