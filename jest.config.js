@@ -27,5 +27,12 @@ module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
+    // The e2e suites of the write and read paths once more, on PostgreSQL (EVENT_STORE=postgres, READ_STORE=postgres).
+    {
+      ...common,
+      displayName: 'e2e on PostgreSQL',
+      testMatch: ['incidents', 'timeline', 'graphql', 'policy/policy', 'oncall', 'paging', 'webhook-delivery'].map((name) => `<rootDir>/test/${name}.e2e.spec.ts`),
+      setupFilesAfterEnv: ['<rootDir>/test/support/on-postgres.ts'],
+    },
   ],
 };

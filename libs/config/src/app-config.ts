@@ -7,8 +7,8 @@ export interface AppConfig {
   host: string;
   port: number;
   dataDir: string;
-  eventStore: { kind: 'sqlite' } | { kind: 'kurrentdb'; url: string };
-  readStore: { kind: 'sqlite' } | { kind: 'mongodb'; url: string };
+  eventStore: { kind: 'sqlite' } | { kind: 'kurrentdb' | 'postgres'; url: string };
+  readStore: { kind: 'sqlite' } | { kind: 'mongodb' | 'postgres'; url: string };
   /** embedded: the api runs the projection workers; external: apps/projector does, and the api waits on its checkpoints. */
   projector: 'embedded' | 'external';
   /** How long a command waits for the read models to show its events. */
@@ -252,17 +252,27 @@ function url(env: Env, name: string, schemes: RegExp, example: string, backend: 
   return value;
 }
 
+const POSTGRES_URL_EXAMPLE = 'postgres://incidents@localhost:5432/incidents';
+
 function backends(env: Env): Pick<AppConfig, 'eventStore' | 'readStore' | 'projector'> {
-  const eventStoreKind = oneOf(env, 'EVENT_STORE', ['sqlite', 'kurrentdb'], 'sqlite');
-  const readStoreKind = oneOf(env, 'READ_STORE', ['sqlite', 'mongodb'], 'sqlite');
+  const eventStoreKind = oneOf(env, 'EVENT_STORE', ['sqlite', 'kurrentdb', 'postgres'], 'sqlite');
+  const readStoreKind = oneOf(env, 'READ_STORE', ['sqlite', 'mongodb', 'postgres'], 'sqlite');
+  // Both stores may share one PostgreSQL database: one variable names it.
+  const postgresUrl = (backend: string) => url(env, 'POSTGRES_URL', /^postgres(ql)?:\/\//, POSTGRES_URL_EXAMPLE, backend);
   const eventStore =
     eventStoreKind === 'kurrentdb'
       ? { kind: eventStoreKind, url: url(env, 'KURRENTDB_URL', /^(kurrentdb|esdb|kdb)(\+discover)?:\/\//, 'kurrentdb://localhost:2113?tls=false', 'EVENT_STORE=kurrentdb') }
-      : { kind: eventStoreKind };
+      : eventStoreKind === 'postgres'
+        ? { kind: eventStoreKind, url: postgresUrl('EVENT_STORE=postgres') }
+        : { kind: eventStoreKind };
   const readStore =
-    readStoreKind === 'mongodb' ? { kind: readStoreKind, url: url(env, 'MONGODB_URL', /^mongodb(\+srv)?:\/\//, 'mongodb://localhost:27017/incidents', 'READ_STORE=mongodb') } : { kind: readStoreKind };
-  // KurrentDB log positions are 128-bit; SQLite read models keep 64-bit checkpoints.
-  if (eventStore.kind === 'kurrentdb' && readStore.kind === 'sqlite') {
+    readStoreKind === 'mongodb'
+      ? { kind: readStoreKind, url: url(env, 'MONGODB_URL', /^mongodb(\+srv)?:\/\//, 'mongodb://localhost:27017/incidents', 'READ_STORE=mongodb') }
+      : readStoreKind === 'postgres'
+        ? { kind: readStoreKind, url: postgresUrl('READ_STORE=postgres') }
+        : { kind: readStoreKind };
+  // KurrentDB log positions are 128-bit; SQLite and PostgreSQL read models keep 64-bit checkpoints.
+  if (eventStore.kind === 'kurrentdb' && readStore.kind !== 'mongodb') {
     throw new ConfigError('EVENT_STORE=kurrentdb needs READ_STORE=mongodb');
   }
   return { eventStore, readStore, projector: oneOf(env, 'PROJECTOR', ['embedded', 'external'], 'embedded') } as Pick<

@@ -9,10 +9,11 @@ export const CONFIG_SCHEMA = {
     HOST: { type: 'string', description: 'Default 127.0.0.1 in development, 0.0.0.0 in production' },
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
     DATA_DIR: { type: 'string', default: './data' },
-    EVENT_STORE: { enum: ['sqlite', 'kurrentdb'], default: 'sqlite', description: 'kurrentdb needs KURRENTDB_URL and READ_STORE=mongodb' },
-    READ_STORE: { enum: ['sqlite', 'mongodb'], default: 'sqlite', description: 'mongodb needs MONGODB_URL' },
+    EVENT_STORE: { enum: ['sqlite', 'kurrentdb', 'postgres'], default: 'sqlite', description: 'kurrentdb needs KURRENTDB_URL and READ_STORE=mongodb; postgres needs POSTGRES_URL' },
+    READ_STORE: { enum: ['sqlite', 'mongodb', 'postgres'], default: 'sqlite', description: 'mongodb needs MONGODB_URL; postgres needs POSTGRES_URL' },
     KURRENTDB_URL: { type: 'string', description: 'e.g. kurrentdb://localhost:2113?tls=false' },
     MONGODB_URL: { type: 'string', description: 'e.g. mongodb://localhost:27017/incidents?replicaSet=rs0' },
+    POSTGRES_URL: { type: 'string', description: 'any libpq connection string, e.g. postgres://incidents@localhost:5432/incidents' },
     PROJECTOR: { enum: ['embedded', 'external'], default: 'embedded', description: 'external: run apps/projector as its own process' },
     PROJECTION_WAIT_MS: { type: 'integer', minimum: 1, maximum: 600000, default: 5000 },
     JWT_SECRET: {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
+import { PostgresEventStore } from '@im/event-store/postgres';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
 import {
@@ -21,6 +22,7 @@ import {
   WEBHOOK_QUERIES,
 } from '@im/read-models';
 import { MongoReadStore } from '@im/read-models/mongodb';
+import { PostgresReadStore } from '@im/read-models/postgres';
 import { SqliteReadStore } from '@im/read-models/sqlite';
 import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
@@ -90,6 +92,13 @@ async function openEventStore(config: AppConfig, takesAppends: boolean): Promise
     }
     return store;
   }
+  if (config.eventStore.kind === 'postgres') {
+    try {
+      return await PostgresEventStore.open(config.eventStore.url);
+    } catch (error) {
+      throw unreachable('PostgreSQL', config.eventStore.url, error);
+    }
+  }
   return openEmbedded(config, 'event_store', (file) => new SqliteEventStore(file, { chainInWorker: takesAppends, checkpointInWorker: takesAppends }));
 }
 
@@ -106,6 +115,13 @@ async function openReadStore(config: AppConfig, serves: boolean): Promise<ReadSt
       return await MongoReadStore.connect(config.readStore.url);
     } catch (error) {
       throw unreachable('MongoDB', config.readStore.url, error);
+    }
+  }
+  if (config.readStore.kind === 'postgres') {
+    try {
+      return await PostgresReadStore.connect(config.readStore.url);
+    } catch (error) {
+      throw unreachable('PostgreSQL', config.readStore.url, error);
     }
   }
   return openEmbedded(config, 'read_store', (file) => new SqliteReadStore(file, undefined, { workers: serves }));
