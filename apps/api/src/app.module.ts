@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { AppConfig } from '@im/config';
 import { PersistenceModule, ProjectionsModule, type Stores } from '@im/persistence';
+import { LeasesModule } from '@im/leases';
 import { PolicyModule } from '@im/access';
 import { TimersModule } from '@im/paging';
 import { TimelineAppendModule } from '@im/timeline-append';
@@ -20,6 +21,7 @@ import { LiveModule } from './live/live.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { OncallModule } from './oncall/oncall.module';
 import { HeartbeatPingsModule } from './heartbeats/heartbeat-pings.module';
+import { LeasesApiModule } from './leases/leases.module';
 
 @Module({})
 export class AppModule {
@@ -28,6 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         PersistenceModule.forRoot(config, stores),
+        LeasesModule.forRoot('api'),
         ProjectionsModule,
         AuthModule,
         PolicyModule,
@@ -41,6 +44,7 @@ export class AppModule {
         NotificationsModule,
         OncallModule,
         HeartbeatPingsModule,
+        LeasesApiModule,
         // The alert write path, global: the timers' HeartbeatsDue records a missed heartbeat through it.
         TimelineAppendModule,
         TimersModule,

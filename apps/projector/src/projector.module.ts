@@ -5,6 +5,7 @@ import { PolicyModule } from '@im/access';
 import { NotificationDeliveryModule, WebhookDeliveryModule } from '@im/outbound';
 import { TimersModule } from '@im/paging';
 import { TimelineAppendModule } from '@im/timeline-append';
+import { LeasesModule } from '@im/leases';
 
 @Module({})
 export class ProjectorModule {
@@ -16,7 +17,7 @@ export class ProjectorModule {
   static forRoot(config: AppConfig, stores: Stores, runWorkers: boolean): DynamicModule {
     return {
       module: ProjectorModule,
-      imports: [PersistenceModule.forRoot(config, stores), ...(runWorkers ? [ProjectionsModule, PolicyModule, WebhookDeliveryModule, NotificationDeliveryModule, TimelineAppendModule, TimersModule] : [])],
+      imports: [PersistenceModule.forRoot(config, stores), ...(runWorkers ? [LeasesModule.forRoot('projector'), ProjectionsModule, PolicyModule, WebhookDeliveryModule, NotificationDeliveryModule, TimelineAppendModule, TimersModule] : [])],
     };
   }
 }

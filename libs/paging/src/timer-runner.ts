@@ -1,8 +1,9 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type Subscription } from '@im/event-store';
 import { SERVICE_ASSIGNED_TYPE } from '@im/incidents';
-import { PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { PROJECTION_PROGRESS, type ProjectionProgress, TIMERS_LEASE } from '@im/read-models';
+import { LEASE_KEEPER, type LeaseKeeper } from '@im/leases';
 import { CLOCK, type Clock } from '@im/write-path';
 import type { DueSource } from './due-work';
 import { EscalationsDue } from './escalations-due';
@@ -20,15 +21,14 @@ export const TIMER_POLL_MS = 1000;
 export const FIRED_TOGETHER = 32;
 
 /**
- * Fires timed work where the projections run (PROJECTOR=embedded in the api,
- * else apps/projector), never in both: a pass every TIMER_POLL_MS, and one as
+ * Fires timed work in one process at a time (its lease): a pass every TIMER_POLL_MS, and one as
  * soon as the read models show an incident that opened with a service (its
  * first page is due at once). Each pass asks every source what is due now
  * and fires it; a failure is logged and the next pass finds the work again.
  * The first pass, at start, fires what fell due while the service was down.
  */
 @Injectable()
-export class TimerRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class TimerRunner implements OnApplicationBootstrap {
   private readonly logger = new Logger('Timers');
   private readonly sources: DueSource[];
   private subscription?: Subscription;
@@ -44,16 +44,14 @@ export class TimerRunner implements OnApplicationBootstrap, BeforeApplicationShu
     @Inject(CLOCK) private readonly clock: Clock,
     escalations: EscalationsDue,
     @Optional() heartbeats?: HeartbeatsDue,
+    @Optional() @Inject(LEASE_KEEPER) private readonly keeper?: LeaseKeeper,
   ) {
     this.sources = heartbeats ? [escalations, heartbeats] : [escalations];
   }
 
+  /** Runs in one process at a time, the one holding the timers' lease, among those that run workers (the keeper stops it at shutdown). */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.projector === 'embedded') await this.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.stop();
+    if (this.config.projector === 'embedded') await this.keeper?.hold(TIMERS_LEASE, { start: () => this.start(), stop: () => this.stop() });
   }
 
   async start(): Promise<void> {

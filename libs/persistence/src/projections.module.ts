@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Global, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import {
@@ -7,12 +7,14 @@ import {
   MAX_FOLD_ATTEMPTS,
   PROJECTION_PROGRESS,
   PROJECTION_STORE,
+  PROJECTIONS_LEASE,
   PROJECTION_WORKER,
   type ProjectionProgress,
   ProjectionRunner,
   type ProjectionStore,
   type ProjectionWorker,
 } from '@im/read-models';
+import { LEASE_KEEPER, type LeaseKeeper } from '@im/leases';
 import { READ_YOUR_WRITES, type ReadYourWrites } from '@im/write-path';
 
 /** How long a shutdown waits for the read models to reach the head of the log. */
@@ -47,8 +49,10 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
     {
       provide: PROJECTION_PROGRESS,
       inject: [PROJECTION_WORKER, PROJECTION_STORE],
-      useFactory: (runner: ProjectionRunner | null, store: ProjectionStore): ProjectionProgress =>
-        runner ?? new CheckpointProgress(store, ALL_PROJECTIONS.map((p) => p.name)),
+      useFactory: (runner: ProjectionRunner | null, store: ProjectionStore): ProjectionProgress => {
+        const checkpoints = new CheckpointProgress(store, ALL_PROJECTIONS.map((p) => p.name));
+        return runner ? new LeasedProgress(runner, checkpoints) : checkpoints;
+      },
     },
     {
       provide: READ_YOUR_WRITES,
@@ -58,17 +62,43 @@ const SHUTDOWN_CATCH_UP_MS = 5000;
   ],
   exports: [PROJECTION_PROGRESS, PROJECTION_WORKER, READ_YOUR_WRITES],
 })
-export class ProjectionsModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(@Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null) {}
+export class ProjectionsModule implements OnApplicationBootstrap {
+  constructor(
+    @Inject(PROJECTION_WORKER) private readonly worker: ProjectionWorker | null,
+    @Inject(LEASE_KEEPER) private readonly keeper: LeaseKeeper,
+  ) {}
 
+  /** The projections run where the `projections` lease is held: one process at a time (the keeper stops them at shutdown). */
   async onApplicationBootstrap(): Promise<void> {
-    await this.worker?.start();
+    const worker = this.worker;
+    if (!worker) return;
+    await this.keeper.hold(PROJECTIONS_LEASE, {
+      start: () => worker.start(),
+      stop: async (why) => {
+        // Fold everything the log holds before the stores close, so a restart begins caught up; a lost lease stops at once.
+        if (why === 'shutdown') await worker.catchUp(SHUTDOWN_CATCH_UP_MS).catch((error: unknown) => new Logger('Projections').warn(String(error)));
+        await worker.stop();
+      },
+    });
+  }
+}
+
+/**
+ * The progress of an api that competes for the projections: its own runner's
+ * while it holds the lease (woken as it applies), else the checkpoints of
+ * whichever process holds it.
+ */
+class LeasedProgress implements ProjectionProgress {
+  constructor(
+    private readonly runner: ProjectionRunner,
+    private readonly checkpoints: CheckpointProgress,
+  ) {}
+
+  waitFor(position: bigint, timeoutMs: number): Promise<void> {
+    return this.runner.running ? this.runner.waitFor(position, timeoutMs) : this.checkpoints.waitFor(position, timeoutMs);
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    if (!this.worker) return;
-    // Fold everything the log holds before the stores close, so a restart begins caught up.
-    await this.worker.catchUp(SHUTDOWN_CATCH_UP_MS).catch((error: unknown) => new Logger('Projections').warn(String(error)));
-    await this.worker.stop();
+  appliedPosition(): Promise<bigint> {
+    return this.runner.running ? this.runner.appliedPosition() : this.checkpoints.appliedPosition();
   }
 }

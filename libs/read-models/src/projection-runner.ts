@@ -152,7 +152,14 @@ export class ProjectionRunner implements ProjectionWorker, ProjectionProgress {
     private readonly bulkCatchUpEvents = BULK_CATCH_UP_EVENTS,
   ) {}
 
+  /** Whether it follows the log now (started, not stopped): its progress is then this process's own. */
+  get running(): boolean {
+    return this.subscriptions.length > 0 || this.bulk !== undefined;
+  }
+
+  /** Starts, or starts again after stop (under a lease won back): from the checkpoints as they are now. */
   async start(): Promise<void> {
+    this.stopping = false;
     for (const projection of this.projections) {
       this.applied.set(projection.name, await this.store.checkpoint(projection.name));
     }

@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { NOTIFICATION_MEDIA } from '@im/incidents';
@@ -6,6 +6,7 @@ import {
   NOTIFICATION_STORE,
   type NotificationStore,
   OUTBOUND_STORE,
+  outboundLease,
   type OutboundStore,
   PREFERENCES_QUERIES,
   type PreferencesQueries,
@@ -15,6 +16,7 @@ import {
   type PushSubscriptionQueries,
 } from '@im/read-models';
 import { CLOCK, type Clock } from '@im/write-path';
+import { LEASE_KEEPER, type LeaseKeeper } from '@im/leases';
 import { IncidentVisibility } from '@im/access';
 import { OutboundDispatcher } from '../outbound-dispatcher';
 import { consumerOf } from '../outbound-worker';
@@ -30,12 +32,12 @@ const HOUR_MS = 3_600_000;
 /**
  * Notifies responders, through the outbound dispatcher the webhooks use: a
  * durable ledger consumer per medium (email, push) with its own checkpoint.
- * Runs where the projections run (PROJECTOR=embedded in the api, else
- * apps/projector), never in both. On its first start it begins at the
+ * Runs in one process at a time, the one holding the channel's lease, among
+ * those that run workers (PROJECTOR=embedded in the api, always in apps/projector). On its first start it begins at the
  * ledger's head: history is never notified.
  */
 @Injectable()
-export class NotificationDelivery implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class NotificationDelivery implements OnApplicationBootstrap {
   private readonly logger = new Logger('Notifications');
   private dispatcher?: OutboundDispatcher<MediumTarget, NotificationMessage>;
   private mail?: MailSender;
@@ -52,10 +54,14 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     @Inject(VAPID_KEYS) private readonly vapid: VapidKeys,
     private readonly visibility: IncidentVisibility,
     private readonly pushSubscriptions: PushSubscriptionCommandHandler,
+    @Inject(LEASE_KEEPER) private readonly keeper: LeaseKeeper,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.projector !== 'embedded') return;
+    if (this.config.projector === 'embedded') await this.keeper.hold(outboundLease(NOTIFICATION_CHANNEL), { start: () => this.start(), stop: () => this.stop() });
+  }
+
+  private async start(): Promise<void> {
     const { notifications } = this.config;
     this.mail = notifications.smtpUrl ? new MailSender(notifications.smtpUrl, notifications.from, notifications.timeoutMs) : undefined;
     const channel = new NotificationChannel({
@@ -89,8 +95,9 @@ export class NotificationDelivery implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  private async stop(): Promise<void> {
     await this.dispatcher?.stop();
+    this.dispatcher = undefined;
     this.mail?.close();
   }
 }

@@ -1,13 +1,14 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@im/config';
 import { EVENT_STORE, type EventStore, type RecordedEvent } from '@im/event-store';
 import { WEBHOOK_DISABLED_TYPE, WEBHOOK_REGISTERED_TYPE, WEBHOOK_REMOVED_TYPE, WEBHOOKS_STREAM, type WebhookRegisteredData } from '@im/incidents';
-import { OUTBOUND_STORE, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { OUTBOUND_STORE, outboundLease, type OutboundStore, PROJECTION_PROGRESS, type ProjectionProgress } from '@im/read-models';
+import { LEASE_KEEPER, type LeaseKeeper } from '@im/leases';
 import { CLOCK, type Clock } from '@im/write-path';
 import { TimelineAuthorizer } from '@im/access';
 import { OutboundDispatcher } from '../outbound-dispatcher';
 import { RetrySchedule } from '../retry-schedule';
-import { WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
+import { WEBHOOK_CHANNEL, WebhookChannel, type WebhookMessage, webhookReader, type WebhookTarget } from './webhook-channel';
 import { WebhookCommandHandler } from './webhook-command.handler';
 import { openWebhookSecret, WEBHOOK_SECRET_KEY } from './webhook-secret';
 import { WebhookEndpoint, WebhookSender } from './webhook-sender';
@@ -15,14 +16,15 @@ import { WebhookEndpoint, WebhookSender } from './webhook-sender';
 const HOUR_MS = 3_600_000;
 
 /**
- * Delivers every registration's events: where the projections run
- * (PROJECTOR=embedded in the api, always in apps/projector), never in both.
+ * Delivers every registration's events: in one process at a time, the one
+ * holding the channel's lease, among those that run workers (PROJECTOR=embedded
+ * in the api, always in apps/projector).
  * The registrations are folded from the `webhooks` stream itself: those up
  * to the head at start from the stream, later ones as the ledger brings them,
  * so a registration starts at its own position and removals stop it at once.
  */
 @Injectable()
-export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class WebhookDelivery implements OnApplicationBootstrap {
   private readonly logger = new Logger('Webhooks');
   private dispatcher?: OutboundDispatcher<WebhookTarget, WebhookMessage>;
   private readonly targets = new Map<string, WebhookTarget>();
@@ -39,6 +41,7 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     private readonly authorizer: TimelineAuthorizer,
     private readonly commands: WebhookCommandHandler,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LEASE_KEEPER) private readonly keeper: LeaseKeeper,
   ) {}
 
   /** Whether this process delivers (else apps/projector does). */
@@ -47,7 +50,13 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.active) return;
+    if (this.active) await this.keeper.hold(outboundLease(WEBHOOK_CHANNEL), { start: () => this.start(), stop: () => this.stop() });
+  }
+
+  /** Starts delivering (again, after the lease was won back): the registrations as the stream holds them now. */
+  private async start(): Promise<void> {
+    this.applied = -1n;
+    this.early = [];
     const { webhooks } = this.config;
     const sender = new WebhookSender({ timeoutMs: webhooks.timeoutMs, connections: webhooks.connections, allowPrivateNetworks: webhooks.allowPrivateNetworks });
     const channel = new WebhookChannel(this.authorizer, this.progress, this.config.projectionWaitMs, sender, (id) => this.commands.disable(id, 'gone'));
@@ -69,9 +78,11 @@ export class WebhookDelivery implements OnApplicationBootstrap, BeforeApplicatio
     this.dispatcher.serveResends();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  private async stop(): Promise<void> {
     await this.dispatcher?.stop();
+    this.dispatcher = undefined;
     this.targets.forEach(({ endpoint }) => endpoint.destroy());
+    this.targets.clear();
   }
 
   private apply(events: RecordedEvent[]): void {
