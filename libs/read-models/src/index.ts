@@ -26,6 +26,7 @@ export * from './webhooks/webhook.projection';
 export * from './webhooks/webhook-queries.port';
 export * from './outbound/outbound-store.port';
 export * from './notifications/notification-store.port';
+export * from './leases/lease-store.port';
 export * from './push-subscriptions/push-subscription.projection';
 export * from './push-subscriptions/push-subscription-queries.port';
 export * from './oncall/oncall.projections';
