@@ -6,6 +6,7 @@ import { BackgroundReads } from '@im/sqlite-runtime';
 import { describeOutboundStoreContract } from '../../libs/read-models/src/outbound/outbound-store.contract';
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
+import { describeLeaseFencingContract, describeLeaseStoreContract } from '../../libs/read-models/src/leases/lease-store.contract';
 import { temporaryDatabase, type TemporaryDatabase } from '../support/postgres-database';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
@@ -20,6 +21,8 @@ const sqliteHarness = fileHarness('read', async (file) => new SqliteReadStore(fi
 describeReadStoreContract('sqlite', sqliteHarness);
 describeOutboundStoreContract('sqlite', sqliteHarness);
 describeNotificationStoreContract('sqlite', sqliteHarness);
+describeLeaseStoreContract('sqlite', sqliteHarness);
+describeLeaseFencingContract('sqlite', sqliteHarness);
 
 describe('with the lists read in a worker thread', () => {
   // Every list the contract asks of it is answered by the worker, not by the store's connection as it would be while the worker starts.
@@ -61,6 +64,8 @@ const postgresHarness = () => {
 describeReadStoreContract('postgres', postgresHarness);
 describeOutboundStoreContract('postgres', postgresHarness);
 describeNotificationStoreContract('postgres', postgresHarness);
+describeLeaseStoreContract('postgres', postgresHarness);
+describeLeaseFencingContract('postgres', postgresHarness);
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {
@@ -86,4 +91,6 @@ if (mongodb) {
   describeReadStoreContract('mongodb', mongoHarness);
   describeOutboundStoreContract('mongodb', mongoHarness);
   describeNotificationStoreContract('mongodb', mongoHarness);
+  // MongoDB keeps leases but does not fence its writes (mongodb-lease-store.ts): no fencing suite.
+  describeLeaseStoreContract('mongodb', mongoHarness);
 }

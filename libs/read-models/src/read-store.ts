@@ -9,6 +9,7 @@ import type { OutboundStore } from './outbound/outbound-store.port';
 import type { NotificationStore } from './notifications/notification-store.port';
 import type { PushSubscriptionQueries } from './push-subscriptions/push-subscription-queries.port';
 import type { OncallQueries } from './oncall/oncall-queries.port';
+import type { LeaseStore } from './leases/lease-store.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -28,5 +29,7 @@ export interface ReadStore extends ProjectionStore {
   readonly oncall: OncallQueries;
   /** Notification decisions: not a read model, never reset by a rebuild. */
   readonly notifications: NotificationStore;
+  /** Which process runs the projections, each outbound channel and the timers: kept in the same database, never reset by a rebuild. */
+  readonly leases: LeaseStore;
   close(): Promise<void>;
 }

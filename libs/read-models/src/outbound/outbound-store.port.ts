@@ -39,6 +39,9 @@ export interface OutboundProgress {
   attempts: NewDeliveryAttempt[];
 }
 
+/** The channel of a consumer (`<channel>:<target id>`): whose lease fences its commits. */
+export const channelOfConsumer = (consumer: string) => consumer.split(':', 1)[0];
+
 /** The attempts made so far of one message to one target (a retry window counts from the first, whatever restarted since). */
 export interface AttemptHistory {
   attempts: number;

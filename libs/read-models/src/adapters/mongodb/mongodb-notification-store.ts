@@ -1,6 +1,8 @@
 import { type Connection, Schema } from 'mongoose';
 import type { NotificationRecord, NotificationStore } from '../../notifications/notification-store.port';
 import { fromHex, hex } from './positions';
+import { outboundLease } from '../../leases/lease-store.port';
+import type { MongoLeaseStore } from './mongodb-lease-store';
 
 type StoredNotification = Omit<NotificationRecord, 'id' | 'position'> & { _id: string; position: string };
 
@@ -10,7 +12,10 @@ const toRecord = ({ _id, position, ...record }: StoredNotification): Notificatio
 export class MongoNotificationStore implements NotificationStore {
   private readonly records;
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly leases: MongoLeaseStore,
+  ) {
     const schema = new Schema<StoredNotification>(
       {
         _id: String,
@@ -45,6 +50,7 @@ export class MongoNotificationStore implements NotificationStore {
   }
 
   async save({ id, position, ...record }: NotificationRecord): Promise<void> {
+    this.leases.refuseIfLost([outboundLease('notification')]);
     await this.records.replaceOne({ _id: id }, { ...record, position: hex(position) }, { upsert: true });
   }
 

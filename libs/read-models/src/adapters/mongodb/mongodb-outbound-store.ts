@@ -1,5 +1,7 @@
 import { type Connection, Schema } from 'mongoose';
-import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import { type AttemptHistory, channelOfConsumer, type DeliveryAttempt, type MessageOfTarget, type OutboundProgress, type OutboundStore, type ResendRequest } from '../../outbound/outbound-store.port';
+import { outboundLease } from '../../leases/lease-store.port';
+import type { MongoLeaseStore } from './mongodb-lease-store';
 import { fromHex, hex } from './positions';
 
 type StoredAttempt = Omit<DeliveryAttempt, 'id' | 'position'> & { _id: string; position: string };
@@ -20,7 +22,10 @@ export class MongoOutboundStore implements OutboundStore {
   private readonly counters;
   private readonly resends;
 
-  constructor(connection: Connection) {
+  constructor(
+    connection: Connection,
+    private readonly leases: MongoLeaseStore,
+  ) {
     this.checkpoints = connection.model<{ _id: string; position: string }>(
       'outbound_checkpoints',
       new Schema<{ _id: string; position: string }>({ _id: String, position: String }, { collection: 'ob_checkpoints', versionKey: false }),
@@ -65,6 +70,7 @@ export class MongoOutboundStore implements OutboundStore {
   }
 
   async commit(progress: OutboundProgress[]): Promise<void> {
+    this.leases.refuseIfLost(progress.map(({ consumer }) => outboundLease(channelOfConsumer(consumer))));
     const attempts: StoredAttempt[] = [];
     for (const { attempts: made } of progress) {
       for (const { id, position, ...attempt } of made) {

@@ -20,6 +20,8 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { fromHex, hex } from './positions';
 import { MongoOutboundStore } from './mongodb-outbound-store';
 import { MongoNotificationStore } from './mongodb-notification-store';
+import { MongoLeaseStore } from './mongodb-lease-store';
+import { PROJECTIONS_LEASE } from '../../leases/lease-store.port';
 import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
@@ -126,6 +128,7 @@ export class MongoReadStore implements ReadStore {
   readonly outbound: MongoOutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly notifications: MongoNotificationStore;
+  readonly leases: MongoLeaseStore;
   readonly oncall: OncallQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
@@ -167,8 +170,9 @@ export class MongoReadStore implements ReadStore {
         return rows.map((row) => JSON.parse(row.doc) as IntegrationKeyHistoryEntry);
       },
     };
-    this.outbound = new MongoOutboundStore(connection);
-    this.notifications = new MongoNotificationStore(connection);
+    this.leases = new MongoLeaseStore(connection);
+    this.outbound = new MongoOutboundStore(connection, this.leases);
+    this.notifications = new MongoNotificationStore(connection, this.leases);
     this.pushSubscriptions = {
       listByUser: async (userId) => {
         const rows = await this.models.push_subscriptions.find({ 'q.userId': userId }).sort({ 'q.createdAt': 1, _id: 1 }).lean();
@@ -209,6 +213,7 @@ export class MongoReadStore implements ReadStore {
   }
 
   async commit<Doc>(projection: string, writes: DocumentWrite<Doc>[], position: bigint): Promise<void> {
+    this.leases.refuseIfLost([PROJECTIONS_LEASE]);
     const model = this.model(projection);
     const schema = this.schemas.get(projection);
     const operations = writes.map((write) => {
@@ -238,6 +243,7 @@ export class MongoReadStore implements ReadStore {
    * Faults are stored before the checkpoint that passes them: a crash in between records them again.
    */
   async commitBatch(commits: ProjectionCommit[]): Promise<void> {
+    this.leases.refuseIfLost([PROJECTIONS_LEASE]);
     for (const { projection, writes, position, faults = [] } of commits) {
       await this.recordFaults(faults);
       await this.commit(projection, writes, position);

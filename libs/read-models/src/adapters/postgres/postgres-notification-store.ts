@@ -1,6 +1,8 @@
 import type { Pool } from 'pg';
 import type { NotificationRecord, NotificationStore } from '../../notifications/notification-store.port';
+import { outboundLease } from '../../leases/lease-store.port';
 import { rowsOf, run } from './postgres-sql';
+import type { PostgresLeaseStore } from './postgres-lease-store';
 
 const COLUMNS = `id, responder, incident_id AS "incidentId", channel, trigger, event_id AS "eventId", position, decision, reason,
   created_at AS "createdAt", sent_at AS "sentAt", due_at AS "dueAt", content`;
@@ -9,9 +11,12 @@ const UPSERT = `INSERT INTO nt_notifications (id, responder, incident_id, channe
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
   ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, reason = excluded.reason, sent_at = excluded.sent_at, due_at = excluded.due_at`;
 
-/** Notification decisions in the read store's database: a table of their own (`nt_notifications`), which no rebuild touches. */
+/** Notification decisions in the read store's database: a table of their own (`nt_notifications`), which no rebuild touches. A save is fenced by the lease `outbound:notification`. */
 export class PostgresNotificationStore implements NotificationStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly leases: PostgresLeaseStore,
+  ) {}
 
   async find(ids: string[]): Promise<NotificationRecord[]> {
     if (ids.length === 0) return [];
@@ -20,7 +25,8 @@ export class PostgresNotificationStore implements NotificationStore {
 
   async save(record: NotificationRecord): Promise<void> {
     const { id, responder, incidentId, channel, trigger, eventId, position, decision, reason, createdAt, sentAt, dueAt, content } = record;
-    await run(this.pool, [UPSERT, [id, responder, incidentId, channel, trigger, eventId, position, decision, reason, createdAt, sentAt, dueAt, JSON.stringify(content)]]);
+    const values = [id, responder, incidentId, channel, trigger, eventId, position, decision, reason, createdAt, sentAt, dueAt, JSON.stringify(content)];
+    await this.leases.fenced([outboundLease('notification')], (client) => run(client, [UPSERT, values]));
   }
 
   due(channel: string, now: string, limit: number): Promise<NotificationRecord[]> {

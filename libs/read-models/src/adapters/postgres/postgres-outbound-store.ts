@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
-import { inTransaction } from '@im/postgres-runtime';
-import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import { outboundLease } from '../../leases/lease-store.port';
+import { type AttemptHistory, channelOfConsumer, type DeliveryAttempt, type MessageOfTarget, type OutboundProgress, type OutboundStore, type ResendRequest } from '../../outbound/outbound-store.port';
 import { rowsOf, run, type Statement } from './postgres-sql';
+import type { PostgresLeaseStore } from './postgres-lease-store';
 
 const ATTEMPT_COLUMNS = `id, channel, target_id AS "targetId", event_id AS "eventId", position, message_id AS "messageId", attempt,
   attempted_at AS "attemptedAt", status_code AS "statusCode", error, duration_ms AS "durationMs"`;
@@ -18,9 +19,16 @@ const INSERT_ATTEMPT = `INSERT INTO ob_attempts (id, channel, target_id, event_i
     $7, $8, $9, $10)
   ON CONFLICT (id) DO NOTHING`;
 
-/** Outbound deliveries in the read store's database: three tables of their own (`ob_*`), which no rebuild touches. A commit is one transaction. */
+/**
+ * Outbound deliveries in the read store's database: three tables of their own
+ * (`ob_*`), which no rebuild touches. A commit is one transaction, fenced by
+ * the lease of each channel it commits for (`outbound:<channel>`).
+ */
 export class PostgresOutboundStore implements OutboundStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly leases: PostgresLeaseStore,
+  ) {}
 
   async checkpoint(consumer: string): Promise<bigint | undefined> {
     const [row] = await rowsOf<{ position: bigint }>(this.pool, 'SELECT position FROM ob_checkpoints WHERE consumer = $1', [consumer]);
@@ -36,7 +44,7 @@ export class PostgresOutboundStore implements OutboundStore {
       ...(position === undefined ? [] : [[MOVE_CHECKPOINT, [consumer, position]] satisfies Statement]),
     ]);
     if (statements.length === 0) return;
-    await inTransaction(this.pool, async (client) => {
+    await this.leases.fenced(progress.map(({ consumer }) => outboundLease(channelOfConsumer(consumer))), async (client) => {
       for (const statement of statements) await run(client, statement);
     });
   }

@@ -8,6 +8,7 @@ import { timelineProjection, toTimelineRecord } from '../../timeline/timeline.pr
 import { serviceProjection, type ServiceRecord } from '../../oncall/oncall.projections';
 import type { Projection } from '../../projection';
 import { PostgresReadStore } from './postgres-read-store';
+import { PROJECTIONS_LEASE } from '../../leases/lease-store.port';
 
 let database: TemporaryDatabase;
 beforeEach(async () => {
@@ -41,10 +42,10 @@ describe('PostgresReadStore schema', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
     const recorded = await onDatabase(async (client) => ({
-      migrations: (await client.query(`SELECT version FROM schema_migrations WHERE component = 'read_store'`)).rows,
+      migrations: (await client.query(`SELECT version FROM schema_migrations WHERE component = 'read_store' ORDER BY version`)).rows,
       schemas: (await client.query('SELECT projection FROM rm_schemas ORDER BY projection')).rows.map((row) => row.projection),
     }));
-    expect(recorded).toEqual({ migrations: [{ version: 1 }], schemas: ALL_PROJECTIONS.map(({ name }) => name).sort() });
+    expect(recorded).toEqual({ migrations: [{ version: 1 }, { version: 2 }], schemas: ALL_PROJECTIONS.map(({ name }) => name).sort() });
   });
 
   it('brings back a declared index dropped by hand and drops one nothing declares', async () => {
@@ -111,6 +112,31 @@ describe('PostgresReadStore text', () => {
       expect([...(await store.load(serviceProjection.name, ['a\u0000b', 'a\u0001'])).keys()].sort()).toEqual(['a\u0000b', 'a\u0001']);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('PostgresReadStore leases', () => {
+  it("makes a takeover wait for the old holder's fenced write under way, so the new holder reads what it committed", async () => {
+    const [a, b] = await Promise.all([PostgresReadStore.connect(database.url), PostgresReadStore.connect(database.url)]);
+    try {
+      const holder = (id: string) => ({ id, pid: 1, host: 'test', kind: 'projector' as const });
+      await a.leases.acquire(PROJECTIONS_LEASE, holder('a'), 300);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const order: string[] = [];
+      let takeover: Promise<unknown> | undefined;
+      // A's write passed its check (the lease lapsed, but no one took it yet); B's acquire comes while A's transaction is still open.
+      await a.leases.fenced([PROJECTIONS_LEASE], async (client) => {
+        takeover = b.leases.acquire(PROJECTIONS_LEASE, holder('b'), 60_000).then((fence) => order.push(`b took generation ${fence?.generation}`));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await client.query(`INSERT INTO rm_checkpoints (projection, position) VALUES ('incidents', 1)`);
+        order.push('a wrote');
+      });
+      await takeover;
+      expect(order).toEqual(['a wrote', 'b took generation 2']);
+      expect(await b.checkpoint(incidentProjection.name)).toBe(1n);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

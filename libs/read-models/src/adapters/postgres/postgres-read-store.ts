@@ -26,6 +26,8 @@ import { PostgresCollection, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS, syncDe
 import { numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
 import { PostgresOutboundStore } from './postgres-outbound-store';
 import { PostgresNotificationStore } from './postgres-notification-store';
+import { PostgresLeaseStore } from './postgres-lease-store';
+import { PROJECTIONS_LEASE } from '../../leases/lease-store.port';
 
 export interface PostgresReadStoreOptions {
   /** The read models it keeps (all of them unless a test says otherwise). */
@@ -66,6 +68,7 @@ export class PostgresReadStore implements ReadStore {
   readonly outbound: PostgresOutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly notifications: PostgresNotificationStore;
+  readonly leases: PostgresLeaseStore;
   readonly oncall: OncallQueries;
   private readonly collections: Map<string, PostgresCollection>;
   /** Bulk loads under way that need not survive a crash: their commits do not wait for the WAL's flush. */
@@ -97,8 +100,9 @@ export class PostgresReadStore implements ReadStore {
     };
     this.integrationKeys = byCreation<IntegrationKeyRecord>(pool, 'integration_keys');
     this.integrationKeyHistory = { list: () => docsOf<IntegrationKeyHistoryEntry>(pool, 'SELECT doc FROM rm_integration_key_history ORDER BY position') };
-    this.outbound = new PostgresOutboundStore(pool);
-    this.notifications = new PostgresNotificationStore(pool);
+    this.leases = new PostgresLeaseStore(pool);
+    this.outbound = new PostgresOutboundStore(pool, this.leases);
+    this.notifications = new PostgresNotificationStore(pool, this.leases);
     this.pushSubscriptions = {
       listByUser: (userId) => docsOf<PushSubscriptionRecord>(pool, 'SELECT doc FROM rm_push_subscriptions WHERE user_id = $1 ORDER BY created_at, key', [userId]),
     };
@@ -129,7 +133,10 @@ export class PostgresReadStore implements ReadStore {
     return this.commitBatch([{ projection, writes, position }]);
   }
 
-  /** One transaction: every commit's documents and faults, then their checkpoints (a projection committed twice keeps its last). */
+  /**
+   * One transaction: every commit's documents and faults, then their checkpoints (a projection committed twice keeps its last);
+   * fenced by the lease `projections` (bulk loads commit here too).
+   */
   async commitBatch(commits: ProjectionCommit[]): Promise<void> {
     const statements: Statement[] = commits.flatMap(({ projection, writes, faults = [] }) => [
       ...this.collection(projection).writes(writes),
@@ -141,7 +148,7 @@ export class PostgresReadStore implements ReadStore {
     const checkpoints = new Map(commits.map(({ projection, position }) => [projection, position]));
     statements.push([UPSERT_CHECKPOINTS, [[...checkpoints.keys()], [...checkpoints.values()]]]);
     const unsafe = this.unsafeLoads > 0;
-    await inTransaction(this.pool, async (client) => {
+    await this.leases.fenced([PROJECTIONS_LEASE], async (client) => {
       if (unsafe) await client.query('SET LOCAL synchronous_commit = off');
       for (const statement of statements) await run(client, statement);
     });

@@ -56,6 +56,16 @@ export const READ_STORE_MIGRATIONS: Migration[] = [
       CREATE INDEX nt_notifications_by_responder ON nt_notifications (responder, created_at, id);
       CREATE INDEX nt_notifications_due ON nt_notifications (channel, due_at) WHERE due_at IS NOT NULL;`,
   },
+  {
+    version: 2,
+    name: 'leases',
+    // A row per lease ever competed for; holder and times null while none holds it. generation is the fencing token.
+    sql: `
+      CREATE TABLE leases (
+        name ${TEXT} PRIMARY KEY, holder_id ${TEXT}, holder_pid integer, holder_host text, holder_kind text,
+        since timestamptz, expires_at timestamptz, generation bigint NOT NULL
+      );`,
+  },
 ];
 
 /** A read model's table: `rm_` and its name (as MongoDB's collections). */

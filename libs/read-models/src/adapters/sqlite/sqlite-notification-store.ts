@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { SqliteWrites } from './sqlite-writes';
+import type { SqliteLeaseStore } from './sqlite-lease-store';
+import { outboundLease } from '../../leases/lease-store.port';
 import type { NotificationRecord, NotificationStore } from '../../notifications/notification-store.port';
 
 interface NotificationRow {
@@ -38,7 +40,7 @@ const UPSERT = `INSERT INTO notifications (id, responder, incident_id, channel, 
   VALUES (@id, @responder, @incidentId, @channel, @trigger, @eventId, @position, @decision, @reason, @createdAt, @sentAt, @dueAt, @content)
   ON CONFLICT (id) DO UPDATE SET decision = excluded.decision, reason = excluded.reason, sent_at = excluded.sent_at, due_at = excluded.due_at`;
 
-/** Notification decisions in the read models' SQLite file: a table of their own, which no rebuild touches. */
+/** Notification decisions in the read models' SQLite file: a table of their own, which no rebuild touches. A save is fenced by the lease `outbound:notification`. */
 export class SqliteNotificationStore implements NotificationStore {
   private readonly selectDue;
   private readonly selectFor;
@@ -46,6 +48,7 @@ export class SqliteNotificationStore implements NotificationStore {
   constructor(
     private readonly db: Database.Database,
     private readonly writes: SqliteWrites,
+    private readonly leases: SqliteLeaseStore,
   ) {
     db.exec(`CREATE TABLE IF NOT EXISTS notifications (
         id TEXT PRIMARY KEY, responder TEXT NOT NULL, incident_id TEXT NOT NULL, channel TEXT NOT NULL, trigger TEXT NOT NULL,
@@ -65,7 +68,7 @@ export class SqliteNotificationStore implements NotificationStore {
   }
 
   async save(record: NotificationRecord): Promise<void> {
-    await this.writes.transaction([[UPSERT, { ...record, content: JSON.stringify(record.content) }]]);
+    await this.writes.transaction([[UPSERT, { ...record, content: JSON.stringify(record.content) }]], this.leases.guard([outboundLease('notification')]));
   }
 
   async due(channel: string, now: string, limit: number): Promise<NotificationRecord[]> {

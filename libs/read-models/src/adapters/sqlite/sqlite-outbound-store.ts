@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { SqliteWrites, WriteStep } from './sqlite-writes';
-import type { AttemptHistory, DeliveryAttempt, MessageOfTarget, OutboundProgress, OutboundStore, ResendRequest } from '../../outbound/outbound-store.port';
+import type { SqliteLeaseStore } from './sqlite-lease-store';
+import { outboundLease } from '../../leases/lease-store.port';
+import { type AttemptHistory, channelOfConsumer, type DeliveryAttempt, type MessageOfTarget, type OutboundProgress, type OutboundStore, type ResendRequest } from '../../outbound/outbound-store.port';
 
 interface AttemptRow {
   id: string;
@@ -43,7 +45,7 @@ const INSERT_RESEND = `INSERT OR IGNORE INTO outbound_resends (id, channel, targ
 const DELETE_RESEND = `DELETE FROM outbound_resends WHERE id = ?`;
 const DELETE_OLDEST = `DELETE FROM outbound_attempts WHERE id IN (SELECT id FROM outbound_attempts WHERE id < ? AND channel = ? ORDER BY id LIMIT ?)`;
 
-/** Outbound deliveries in the read models' SQLite file: three tables of their own, which no rebuild touches. */
+/** Outbound deliveries in the read models' SQLite file: three tables of their own, which no rebuild touches. A commit is fenced by its channels' leases. */
 export class SqliteOutboundStore implements OutboundStore {
   private readonly selectCheckpoint;
   private readonly selectAttempts;
@@ -54,6 +56,7 @@ export class SqliteOutboundStore implements OutboundStore {
   constructor(
     db: Database.Database,
     private readonly writes: SqliteWrites,
+    private readonly leases: SqliteLeaseStore,
   ) {
     db.exec(`CREATE TABLE IF NOT EXISTS outbound_checkpoints (consumer TEXT PRIMARY KEY, position INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS outbound_attempts (
@@ -87,6 +90,7 @@ export class SqliteOutboundStore implements OutboundStore {
         ...attempts.map((attempt): WriteStep => [INSERT_ATTEMPT, attempt]),
         ...(position === undefined ? [] : [[MOVE_CHECKPOINT, [consumer, position]] satisfies WriteStep]),
       ]),
+      this.leases.guard(progress.map(({ consumer }) => outboundLease(channelOfConsumer(consumer)))),
     );
   }
 

@@ -26,6 +26,8 @@ import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
 import type { OutboundStore } from '../../outbound/outbound-store.port';
 import { SqliteNotificationStore } from './sqlite-notification-store';
+import { SqliteLeaseStore } from './sqlite-lease-store';
+import { PROJECTIONS_LEASE } from '../../leases/lease-store.port';
 import type { PushSubscriptionRecord } from '../../push-subscriptions/push-subscription.projection';
 import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subscription-queries.port';
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
@@ -119,6 +121,7 @@ export class SqliteReadStore implements ReadStore {
   readonly outbound: OutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly notifications: SqliteNotificationStore;
+  readonly leases: SqliteLeaseStore;
   readonly oncall: OncallQueries;
 
   /**
@@ -166,8 +169,9 @@ export class SqliteReadStore implements ReadStore {
     this.integrationKeyHistory = {
       list: async () => (selectKeyHistory.all() as string[]).map((doc) => JSON.parse(doc) as IntegrationKeyHistoryEntry),
     };
-    this.outbound = new SqliteOutboundStore(this.db, this.writes);
-    this.notifications = new SqliteNotificationStore(this.db, this.writes);
+    this.leases = new SqliteLeaseStore(this.db);
+    this.outbound = new SqliteOutboundStore(this.db, this.writes, this.leases);
+    this.notifications = new SqliteNotificationStore(this.db, this.writes, this.leases);
     const selectSubscriptions = this.db.prepare(`SELECT doc FROM push_subscriptions WHERE user_id = ? ORDER BY created_at, key`).pluck();
     this.pushSubscriptions = {
       listByUser: async (userId) => (selectSubscriptions.all(userId) as string[]).map((doc) => JSON.parse(doc) as PushSubscriptionRecord),
@@ -224,8 +228,9 @@ export class SqliteReadStore implements ReadStore {
     return this.commitBatch([{ projection, writes, position }]);
   }
 
+  /** One transaction, fenced by the lease `projections` (bulk loads commit here too). */
   async commitBatch(commits: ProjectionCommit[]): Promise<void> {
-    await this.writes.transaction(commits.flatMap((commit) => this.written(commit)));
+    await this.writes.transaction(commits.flatMap((commit) => this.written(commit)), this.leases.guard([PROJECTIONS_LEASE]));
   }
 
   private written({ projection, writes, position, faults = [] }: ProjectionCommit): WriteStep[] {
