@@ -114,6 +114,7 @@ export class LeaseKeeper {
     this.log.won(fence.name, fence.generation);
     let lost: string | undefined;
     let started = false;
+    let startError: unknown;
     try {
       await work.start();
       started = true;
@@ -129,13 +130,14 @@ export class LeaseKeeper {
       }
     } catch (error) {
       lost = `its work failed to start: ${String(error)}`;
-      firstTry?.reject(error);
+      startError = error;
     }
     if (lost !== undefined) this.log.lost(fence.name, lost);
     await work.stop(lost === undefined ? 'shutdown' : 'lost').catch((error: unknown) => this.log.error(`stop the work of ${fence.name}`, error));
     this.store.forget(fence.name);
     // Given up at shutdown, or when the work cannot start here (another process may manage): others need not wait for it to lapse.
     if (lost === undefined || !started) await this.store.release(fence, this.holder).catch((error: unknown) => this.log.error(`release the lease ${fence.name}`, error));
+    if (!started) firstTry?.reject(startError);
     return started;
   }
 
