@@ -12,7 +12,7 @@ import { token } from '../test/support/tokens';
 import { withCpu } from './support/cpu-time';
 import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
 
-const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+export const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 
 /** A request generator: every request a new event (unique id and origin id) on one incident. */
 export const uniqueEvents = (subject?: string) => ({
