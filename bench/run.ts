@@ -17,6 +17,7 @@ import { paging } from './paging.bench';
 import { ledgerVerify } from './ledger-verify.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
+import { postgresAppends } from './postgres.bench';
 import { timelineAppends, timelineReads } from './timeline.bench';
 import { webhookDelivery } from './webhook-delivery.bench';
 
@@ -35,6 +36,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   oncall: oncallAnswers,
   paging,
   memory,
+  postgres: postgresAppends,
 };
 
 function machine(): string {

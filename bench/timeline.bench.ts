@@ -12,12 +12,12 @@ import { token } from '../test/support/tokens';
 import { withCpu } from './support/cpu-time';
 import { formatRow, listeningUrl, load, type LoadResult, startTsServer, TABLE_HEAD, withBuiltServer } from './support/load';
 
-const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
+export const AUTH = `Bearer ${token({ sub: 'bench' }, { expiresIn: '4h' }, DEVELOPMENT_JWT_SECRET)}`;
 
-/** A request generator: every request a new event (unique id and origin id) on one incident. */
-export const uniqueEvents = (subject?: string) => ({
+/** A request generator: every request a new event (unique id and origin id) on one incident, or on the one `subject` names for the connection (its context). */
+export const uniqueEvents = (subject?: string | ((context: { subject?: string }) => string)) => ({
   method: 'POST' as const,
-  setupRequest: (request: autocannon.Request) => ({
+  setupRequest: (request: autocannon.Request, context: object = {}) => ({
     ...request,
     body: JSON.stringify({
       specversion: '1.0',
@@ -25,7 +25,7 @@ export const uniqueEvents = (subject?: string) => ({
       source: 'im://bench',
       type: 'im.incident.note',
       time: new Date().toISOString(),
-      ...(subject ? { subject } : {}),
+      ...(subject ? { subject: typeof subject === 'function' ? subject(context as { subject?: string }) : subject } : {}),
       'im.origin_id': randomUUID(),
       data: { content: 'Load test note', service: 'bench' },
     }),

@@ -86,6 +86,38 @@ describe('PostgresEventStore: several processes on one database', () => {
     await follower.stop();
   }, 30_000);
 
+  it('answers each of the appends one store is asked for at once on its own, though they share transactions', async () => {
+    const store = await open();
+    await store.append('taken', [event()], 'no_stream', { dedupKeys: ['k-taken'] });
+    // Asked in one turn: the first goes alone, the rest wait for it and share the next transaction.
+    const [first, onFirst, stale, duplicate, takenAlready, other, multi] = await Promise.allSettled([
+      store.append('s', [event()], 'no_stream', { dedupKeys: ['k-s0'] }),
+      store.append('s', [event(), event()], 0n),
+      store.append('s', [event()], 0n),
+      store.append('t', [event()], 'no_stream', { dedupKeys: ['k-s0'] }),
+      store.append('u', [event()], 'no_stream', { dedupKeys: ['k-taken'] }),
+      store.append('v', [event()], 'no_stream', { dedupKeys: ['k-v'] }),
+      store.appendMulti([
+        { streamId: 'w', events: [event()], expected: 'no_stream' },
+        { streamId: 'v', events: [event()], expected: 5n },
+      ]),
+    ]);
+    expect([first, onFirst, other].map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(stale).toMatchObject({ status: 'rejected', reason: { constructor: WrongExpectedRevisionError, expected: 0n, actual: 2n } });
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { constructor: DuplicateEventError, key: 'k-s0' } });
+    expect((duplicate as PromiseRejectedResult).reason.existing.streamId).toBe('s');
+    expect(takenAlready).toMatchObject({ status: 'rejected', reason: { constructor: DuplicateEventError, key: 'k-taken' } });
+    // A refused part refuses its whole append, and nothing of it is written.
+    expect(multi).toMatchObject({ status: 'rejected', reason: { constructor: WrongExpectedRevisionError, streamId: 'v' } });
+    expect(await store.readStream('w')).toEqual([]);
+    const s = await store.readStream('s');
+    expect(s.map((recorded) => recorded.revision)).toEqual([0n, 1n, 2n]);
+    expectChained(s);
+    const all = await store.readAll(0n, 100);
+    expect(all.map((recorded) => recorded.position)).toEqual([1n, 2n, 3n, 4n, 5n]);
+    expect((await store.findByDedupKey('k-v'))?.streamId).toBe('v');
+  });
+
   it('delivers an append made through one store to a subscriber of another, live', async () => {
     const [a, b] = [await open(), await open()];
     await a.append('s', [event('im.test.before')], 'no_stream');

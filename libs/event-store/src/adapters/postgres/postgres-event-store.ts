@@ -19,6 +19,7 @@ import {
 import { followLog, nextAppendOrPoll } from '../../follow-log';
 import { storageFaultOf } from '../../storage-fault';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
+import { TurnBatch } from '../../turn-batch';
 import { LogListener } from './log-listener';
 import { EVENT_STORE_COMPONENT, EVENT_STORE_MIGRATIONS } from './migrations';
 
@@ -83,6 +84,31 @@ interface TipRow {
   ledger: LedgerRecord | null;
 }
 
+/** An appendMulti waiting for its transaction. */
+interface PendingAppend {
+  parts: StreamAppend[];
+  resolve: (results: AppendResult[]) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one append of a batch came to: stored, or refused (having written nothing). */
+type BatchOutcome = { results: AppendResult[] } | { refused: Error };
+
+/** A batch's events at most, so one statement stays a reasonable size; an append with more goes alone. */
+const MAX_BATCH_EVENTS = 5000;
+
+/** Why an append's parts may not be written where the log stands (its first refused part answers), if they may not. */
+function refusalOf(parts: (StreamAppend & { dedupKeys: string[] })[], tipOf: Map<string, TipRow>, takenBy: Map<string, RecordedEvent>): Error | undefined {
+  for (const { streamId, expected, dedupKeys } of parts) {
+    // A taken key is the answer even when the stream moved on too: the re-sent event is a duplicate, not a conflict.
+    const key = dedupKeys.find((k) => takenBy.has(k));
+    if (key !== undefined) return new DuplicateEventError(key, takenBy.get(key)!);
+    const actual = tipOf.get(streamId)?.revision ?? 'no_stream';
+    if (!revisionMatches(expected, actual)) return new WrongExpectedRevisionError(streamId, expected, actual);
+  }
+  return undefined;
+}
+
 export interface PostgresEventStoreOptions {
   /** How often a follower reads the log when no notification came (1 s). */
   pollIntervalMs?: number;
@@ -106,10 +132,12 @@ export interface PostgresEventStoreOptions {
  * append at a time per database, each holding the lock for its reads of the
  * streams' tips and the keys, its write and its commit's WAL flush
  * (synchronous_commit stays on), so appends top out at about one per commit
- * (about 2 ms each on a local server, concurrent or not; batching a process's
- * concurrent appends into one transaction, as the SQLite store does, is the
- * way past that). Expected revisions and dedup keys are checked under the
- * same lock, so a refusal is never a race.
+ * (about 2 ms each on a local server, concurrent or not). So a process
+ * runs one append transaction at a time, and the appends that arrive
+ * meanwhile share its next one (group commit, as the SQLite store does): one
+ * lock, one write and one commit for all of them, each still checked and
+ * answered on its own. Expected revisions and dedup keys are checked under
+ * the same lock, so a refusal is never a race.
  *
  * Followers catch up by position (followLog), then wait for the notification
  * each append sends at its commit (LISTEN, one connection per store, shared by
@@ -140,6 +168,14 @@ export class PostgresEventStore implements EventStore {
   /** Each subscription, with whom it tells of its errors (the listener's too: its connection serves them all). */
   private readonly subscriptions = new Map<Subscription, ((error: unknown) => void) | undefined>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Appends waiting for the next transaction, in arrival order. */
+  private pending: PendingAppend[] = [];
+  /** A transaction of appends is under way (flush). */
+  private flushing = false;
+  /** The dedup lookups of one turn of the event loop, answered by one query (the write path asks one or two per request). */
+  private readonly keyReads = new TurnBatch<string, RecordedEvent | undefined>(async (keys) =>
+    new Map((await this.query<EventRow & { key: string }>(SELECT_TAKEN, [keys])).map((row) => [row.key, toRecorded(row)])),
+  );
   /** The pool's connections this store has had: one failing may only have been ended while it sat in the pool. */
   private readonly connections = new WeakSet<PoolClient>();
   private closed = false;
@@ -155,67 +191,116 @@ export class PostgresEventStore implements EventStore {
     return this.appendMulti([{ streamId, events, expected, ...options }]).then(([result]) => result);
   }
 
-  /** Every part in one transaction: checked in order under the head's lock (the first refused answers for all), then written in one statement. */
+  /**
+   * Every part in one transaction: checked in order under the head's lock (the
+   * first refused answers for all), then written. Appends that arrive while
+   * this process's previous transaction is under way share the next one (group
+   * commit, PostgresEventStore "Commit order").
+   */
   async appendMulti(appends: StreamAppend[]): Promise<AppendResult[]> {
     const refused = this.closedError() ?? malformedAppend(appends);
     if (refused) throw refused;
-    const appending = this.withConnection((client) => this.appendIn(client, appends), 'COMMIT');
+    const appending = new Promise<AppendResult[]>((resolve, reject) => this.pending.push({ parts: appends, resolve, reject }));
     this.inFlight.add(appending);
+    if (!this.flushing) void this.flush();
     try {
-      const results = await appending;
-      this.heard(results.reduce((last, { position }) => (position > last ? position : last), 0n));
-      return results;
+      return await appending;
     } finally {
       this.inFlight.delete(appending);
     }
   }
 
-  private async appendIn(client: PoolClient, appends: StreamAppend[]): Promise<AppendResult[]> {
+  /** Writes the queued appends, a batch per transaction, one transaction at a time, until none is left. */
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.nextBatch();
+        let outcomes: BatchOutcome[];
+        try {
+          outcomes = await this.withConnection((client) => this.appendIn(client, batch), 'COMMIT');
+        } catch (error) {
+          // Not committed, or not known to be: no append of the batch may be reported as stored.
+          batch.forEach((append) => append.reject(error));
+          continue;
+        }
+        let last = 0n;
+        for (const outcome of outcomes) if ('results' in outcome) for (const { position } of outcome.results) if (position > last) last = position;
+        this.heard(last);
+        outcomes.forEach((outcome, i) => ('results' in outcome ? batch[i].resolve(outcome.results) : batch[i].reject(outcome.refused)));
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** The queued appends in arrival order, up to MAX_BATCH_EVENTS events (the first one always). */
+  private nextBatch(): PendingAppend[] {
+    let events = 0;
+    let taken = 0;
+    while (taken < this.pending.length) {
+      events += this.pending[taken].parts.reduce((n, part) => n + part.events.length, 0);
+      if (taken > 0 && events > MAX_BATCH_EVENTS) break;
+      taken++;
+    }
+    return this.pending.splice(0, taken);
+  }
+
+  /**
+   * One transaction for the batch: the streams' tips and the keys read once
+   * under the head's lock, each append checked in turn against them as the
+   * batch's earlier appends leave them (a refused one writes nothing and is
+   * answered alone), then everything accepted written in one statement.
+   */
+  private async appendIn(client: PoolClient, batch: PendingAppend[]): Promise<BatchOutcome[]> {
     const began = (await client.query(BEGIN_APPEND)) as unknown as QueryResult[];
     const { position: head, now } = began[began.length - 1].rows[0] as { position: bigint; now: Date };
-    const parts = appends.map((append) => ({ ...append, dedupKeys: [...new Set(append.dedupKeys ?? [])] }));
-    const keys = parts.flatMap((part) => part.dedupKeys);
-    const tips = (await client.query<TipRow>(SELECT_TIPS, [parts.map((part) => part.streamId)])).rows;
+    const appends = batch.map(({ parts }) => parts.map((part) => ({ ...part, dedupKeys: [...new Set(part.dedupKeys ?? [])] })));
+    const streams = [...new Set(appends.flatMap((parts) => parts.map((part) => part.streamId)))];
+    const keys = [...new Set(appends.flatMap((parts) => parts.flatMap((part) => part.dedupKeys)))];
+    const tips = (await client.query<TipRow>(SELECT_TIPS, [streams])).rows;
     const taken = keys.length === 0 ? [] : (await client.query<EventRow & { key: string }>(SELECT_TAKEN, [keys])).rows;
     const tipOf = new Map(tips.map((tip) => [tip.stream_id, tip]));
-    const takenBy = new Map(taken.map((row) => [row.key, row]));
-    for (const { streamId, expected, dedupKeys } of parts) {
-      // A taken key is the answer even when the stream moved on too: the re-sent event is a duplicate, not a conflict.
-      const key = dedupKeys.find((k) => takenBy.has(k));
-      if (key !== undefined) throw new DuplicateEventError(key, toRecorded(takenBy.get(key)!));
-      const actual = tipOf.get(streamId)?.revision ?? 'no_stream';
-      if (!revisionMatches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
-    }
+    const takenBy = new Map(taken.map((row) => [row.key, toRecorded(row)]));
 
     const recordedAt = now.toISOString();
     const rows = { position: [] as bigint[], streamId: [] as string[], revision: [] as bigint[], eventId: [] as string[], type: [] as string[], body: [] as string[], ledger: [] as string[] };
     const keyRows = { key: [] as string[], position: [] as bigint[] };
     let position = head;
-    const results = parts.map(({ streamId, events, dedupKeys }): AppendResult => {
-      const tip = tipOf.get(streamId);
-      const ledger = chainLedger(headsAfter(tip?.ledger ?? undefined), events);
-      let revision = tip?.revision ?? -1n;
-      const recorded = events.map((event, i): RecordedEvent => {
-        position += 1n;
-        revision += 1n;
-        rows.position.push(position);
-        rows.streamId.push(streamId);
-        rows.revision.push(revision);
-        rows.eventId.push(event.id);
-        rows.type.push(event.type);
-        rows.body.push(JSON.stringify(event));
-        rows.ledger.push(JSON.stringify(ledger[i]));
-        return { streamId, revision, position, recordedAt, event, ledger: ledger[i] };
+    const outcomes = appends.map((parts): BatchOutcome => {
+      const refused = refusalOf(parts, tipOf, takenBy);
+      if (refused) return { refused };
+      const results = parts.map(({ streamId, events, dedupKeys }): AppendResult => {
+        const tip = tipOf.get(streamId);
+        const ledger = chainLedger(headsAfter(tip?.ledger ?? undefined), events);
+        let revision = tip?.revision ?? -1n;
+        const recorded = events.map((event, i): RecordedEvent => {
+          position += 1n;
+          revision += 1n;
+          rows.position.push(position);
+          rows.streamId.push(streamId);
+          rows.revision.push(revision);
+          rows.eventId.push(event.id);
+          rows.type.push(event.type);
+          rows.body.push(JSON.stringify(event));
+          rows.ledger.push(JSON.stringify(ledger[i]));
+          return { streamId, revision, position, recordedAt, event, ledger: ledger[i] };
+        });
+        for (const key of dedupKeys) {
+          keyRows.key.push(key);
+          keyRows.position.push(recorded[0].position);
+          takenBy.set(key, recorded[0]);
+        }
+        const last = recorded[recorded.length - 1];
+        tipOf.set(streamId, { stream_id: streamId, revision: last.revision, ledger: last.ledger! });
+        return { nextExpectedRevision: last.revision, position: last.position, recorded };
       });
-      for (const key of dedupKeys) {
-        keyRows.key.push(key);
-        keyRows.position.push(recorded[0].position);
-      }
-      const last = recorded[recorded.length - 1];
-      return { nextExpectedRevision: last.revision, position: last.position, recorded };
+      return { results };
     });
-    await client.query(WRITE_APPEND, [rows.position, rows.streamId, rows.revision, rows.eventId, rows.type, now, rows.body, rows.ledger, keyRows.key, keyRows.position, position]);
-    return results;
+    if (position > head) {
+      await client.query(WRITE_APPEND, [rows.position, rows.streamId, rows.revision, rows.eventId, rows.type, now, rows.body, rows.ledger, keyRows.key, keyRows.position, position]);
+    }
+    return outcomes;
   }
 
   /**
@@ -283,9 +368,8 @@ export class PostgresEventStore implements EventStore {
     return this.closed ? new Error('Event store is closed') : undefined;
   }
 
-  async findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
-    const [row] = await this.query<EventRow>(SELECT_TAKEN, [[key]]);
-    return row && toRecorded(row);
+  findByDedupKey(key: string): Promise<RecordedEvent | undefined> {
+    return this.keyReads.get(key);
   }
 
   async ledgerHeads(streamId: string): Promise<ChainHeads> {

@@ -19,7 +19,7 @@ import {
 import { malformedAppend, revisionMatches } from '../../append-checks';
 import { followLog, nextAppendOrPoll } from '../../follow-log';
 import { chainLedger, headsAfter } from '../../ledger-chaining';
-import { TurnBatch } from './turn-batch';
+import { TurnBatch } from '../../turn-batch';
 
 interface EventRow {
   position: number;
