@@ -1,12 +1,15 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CLOUD_EVENT_SCHEMA } from '@im/cloudevents';
 import { DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { OUTBOUND_STORE, type OutboundStore } from '@im/read-models';
+import { Client } from 'pg';
 import { startTestApp, type TestApp } from './support/app';
+import { temporaryDatabase, type TemporaryDatabase } from './support/postgres-database';
 import { expectError } from './support/expect-error';
 import { checkpointWal } from './support/sqlite-checkpoint';
 import { bearer, token } from './support/tokens';
@@ -28,7 +31,7 @@ describe('GET /api/v1/validate', () => {
       version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       capabilities: { database: true, timeline: true, websocket: true, sse: true, graphql: true },
       results: expect.any(Array),
-      summary: { total: 13, passed: 13, failed: 0, warned: 0 },
+      summary: { total: 17, passed: 17, failed: 0, warned: 0 },
     });
     expect(res.body.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`)).toEqual([
       'event_store.reachable',
@@ -44,12 +47,25 @@ describe('GET /api/v1/validate', () => {
       'event_store.integrity',
       'read_store.integrity',
       'storage.free_space',
+      'leases.projections',
+      'leases.outbound:webhook',
+      'leases.outbound:notification',
+      'leases.timers',
     ]);
     res.body.results.forEach((r: { status: string; duration: string; message: string }) => {
       expect(r.status).toBe('pass');
       expect(r.duration).toMatch(/^\d+\.\d{2}ms$/);
       expect(r.message).not.toBe('');
     });
+  });
+
+  it('names the process holding each lease: this embedded api, on the SQLite stores', async () => {
+    const res = await t.http().get('/api/v1/validate').expect(200);
+    const leases = res.body.results.filter((r: { component: string }) => r.component === 'leases');
+    expect(leases).toHaveLength(4);
+    for (const lease of leases) {
+      expect(lease.message).toMatch(new RegExp(`^held by api pid ${process.pid} on ${hostname()} since \\S+, generation [1-9]\\d*$`));
+    }
   });
 
   it('runs a round trip with self_test=true that leaves no trace in any view', async () => {
@@ -115,6 +131,65 @@ describe('validate names the broken component', () => {
     }
   });
 });
+
+describe('validate on PostgreSQL', () => {
+  let database: TemporaryDatabase;
+  let t: TestApp;
+  const check = (report: { results: { component: string; check: string }[] }, name: string) => report.results.find((r) => `${r.component}.${r.check}` === name);
+  beforeAll(async () => {
+    database = await temporaryDatabase('validate');
+    t = await startTestApp({ ...SECRET, EVENT_STORE: 'postgres', READ_STORE: 'postgres', POSTGRES_URL: database.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await database?.drop();
+  });
+
+  it('reports the database reached and its migrations current instead of the SQLite files, then each lease', async () => {
+    const report = (await t.http().get('/api/v1/validate').expect(200)).body;
+    expect(report.summary).toEqual({ total: 16, passed: 16, failed: 0, warned: 0 });
+    expect(report.results.map((r: { component: string; check: string }) => `${r.component}.${r.check}`).slice(10)).toEqual([
+      'database.reachable',
+      'database.migrations',
+      'leases.projections',
+      'leases.outbound:webhook',
+      'leases.outbound:notification',
+      'leases.timers',
+    ]);
+    // Both stores share POSTGRES_URL's database: one server named.
+    expect(check(report, 'database.reachable')).toMatchObject({ status: 'pass', message: `PostgreSQL ${await serverVersion(database.url)}, database ${database.name} answers (event_store, read_store)` });
+    expect(check(report, 'database.migrations')).toMatchObject({ status: 'pass', message: expect.stringMatching(/^migrations current: event_store at 1 of 1, read_store at (\d+) of \1$/) });
+    expect(check(report, 'leases.projections')).toMatchObject({ status: 'pass', message: expect.stringMatching(new RegExp(`^held by api pid ${process.pid} on `)) });
+  });
+
+  it('fails the migrations when the database lacks one this version knows, and warns of one only a newer version knows', async () => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const [removed] = (await client.query(`DELETE FROM schema_migrations WHERE component = 'read_store' AND version = 1 RETURNING version, name`)).rows;
+      let report = (await t.http().get('/api/v1/validate').expect(200)).body;
+      expect(check(report, 'database.migrations')).toMatchObject({ status: 'fail', message: expect.stringContaining(`read_store lacks 1 (${removed.name}): schema_migrations does not record them`) });
+      expect(report.capabilities.database).toBe(false);
+
+      await client.query('INSERT INTO schema_migrations (component, version, name) VALUES ($1, $2, $3), ($4, $5, $6)', ['read_store', 1, removed.name, 'event_store', 99, 'from a newer version']);
+      report = (await t.http().get('/api/v1/validate').expect(200)).body;
+      expect(check(report, 'database.migrations')).toMatchObject({ status: 'warn', message: expect.stringMatching(/event_store also has 99, which this version does not know: a newer version migrated the database/) });
+      expect(report.capabilities.database).toBe(true);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+async function serverVersion(url: string): Promise<string> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query('SHOW server_version')).rows[0].server_version;
+  } finally {
+    await client.end();
+  }
+}
 
 describe('POST /api/v1/simulate', () => {
   let t: TestApp;

@@ -256,6 +256,14 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: [failed, summary, data?.capabilities.graphql] };
       },
     },
+    '/api/v1/leases': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/leases');
+        const holders: ('api' | 'projector' | undefined)[] | undefined = data?.leases.map((lease) => lease.holder?.kind);
+        const generations: number[] | undefined = data?.leases.map((lease) => lease.generation);
+        return { responses: [response], read: [holders, generations] };
+      },
+    },
     '/api/v1/simulate': {
       post: async () => {
         const events = [{ specversion: '1.0', id: randomUUID(), source: 'im://typed-client', type: 'incident.trigger', time: new Date().toISOString(), data: { title: 'Simulated', severity: 'SEV-3' } }];

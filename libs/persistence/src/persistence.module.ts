@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown 
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig, ConfigError } from '@im/config';
+import type { SchemaStatus } from '@im/postgres-runtime';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { KurrentDbEventStore } from '@im/event-store/kurrentdb';
 import { PostgresEventStore } from '@im/event-store/postgres';
@@ -29,6 +30,8 @@ import { type DataDirLock, lockDataDir } from './data-dir-lock';
 import { storageError } from './storage-error';
 import { checkIntegrity, type EmbeddedStoreFile } from './storage-checks';
 
+export type { SchemaStatus };
+
 export const EVENTS_FILE = 'events.sqlite';
 export const READ_MODELS_FILE = 'read-models.sqlite';
 
@@ -53,6 +56,14 @@ export function embeddedStoreFiles(config: AppConfig): EmbeddedStoreFile[] {
     });
   }
   return files;
+}
+
+/**
+ * The open stores kept in PostgreSQL, each answering for the server and its own
+ * migrations (validate's `database` checks); none on the other backends.
+ */
+export function postgresSchemas(eventStore: EventStore, readStore: object): (() => Promise<SchemaStatus>)[] {
+  return [eventStore, readStore].filter((store) => store instanceof PostgresEventStore || store instanceof PostgresReadStore).map((store) => () => store.schemaStatus());
 }
 
 /** Opens an embedded store's file and refuses it when quick_check finds damage: one line at start-up instead of 500s later. */

@@ -69,8 +69,30 @@ export async function applyMigrations(pool: Pool, component: string, migrations:
   }
 }
 
-/** The component's migrations the database has not recorded yet (validate: "migrations current" when none). */
+/** The component's migrations the database has not recorded yet. */
 export async function pendingMigrations(pool: Pool, component: string, migrations: readonly Migration[]): Promise<Migration[]> {
   const applied = await appliedVersions(pool, component);
   return migrations.filter((migration) => !applied.has(migration.version));
+}
+
+/** A component's schema in its database, as validate reports it. */
+export interface SchemaStatus {
+  component: string;
+  /** The server that answered: its version and the database's name. */
+  server: { version: string; database: string };
+  /** How many migrations this build knows. */
+  known: number;
+  /** Of those, the ones the database has not recorded. */
+  pending: Migration[];
+  /** Versions recorded that this build does not know: a newer build migrated the database. */
+  newer: number[];
+}
+
+/** Asks the server who it is, then which of the component's migrations it has recorded. */
+export async function schemaStatus(pool: Pool, component: string, migrations: readonly Migration[]): Promise<SchemaStatus> {
+  const [server] = (await pool.query<SchemaStatus['server']>(`SELECT current_setting('server_version') AS version, current_database() AS database`)).rows;
+  const applied = await appliedVersions(pool, component);
+  const pending = migrations.filter((migration) => !applied.has(migration.version));
+  const newer = [...applied].filter((version) => version > migrations.length).sort((a, b) => a - b);
+  return { component, server, known: migrations.length, pending, newer };
 }

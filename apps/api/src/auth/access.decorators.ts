@@ -7,10 +7,13 @@ export const ACCESS_KEY = 'im:access';
  * Who may call a route. Without a decorator: anyone in development mode, a
  * valid token (any role) in production.
  */
-export type Access = { kind: 'public' } | { kind: 'role'; role: string };
+export type Access = { kind: 'public' } | { kind: 'authenticated' } | { kind: 'role'; role: string };
 
 /** No token needed in any mode (health). */
 export const Public = () => SetMetadata(ACCESS_KEY, { kind: 'public' } satisfies Access);
+
+/** A valid token (any role), in every mode: routes that name the service's processes (leases). */
+export const Authenticated = () => SetMetadata(ACCESS_KEY, { kind: 'authenticated' } satisfies Access);
 
 /** A valid token carrying `role`, in every mode. */
 export const RequireRole = (role: string) => SetMetadata(ACCESS_KEY, { kind: 'role', role } satisfies Access);

@@ -51,8 +51,8 @@ function accessByOperationId(app: INestApplication): Map<string, OperationAccess
 
 /**
  * The security an operation declares and the auth errors it can give, as the
- * auth guard decides them: public routes need nothing; a role needs a token in
- * every mode (401, 403); other routes need a token in production and serve
+ * auth guard decides them: public routes need nothing; an authenticated route
+ * needs a token in every mode (401), a role too (401, 403); other routes need a token in production and serve
  * callers without one in development (`{}`: no security), though a token that
  * is sent must verify (401). A route that accepts an integration key names
  * that scheme as an alternative to the token.

@@ -6,9 +6,11 @@ import { APP_CONFIG, type AppConfig, DEVELOPMENT_JWT_SECRET } from '@im/config';
 import { SERVICE_SOURCE } from '@im/cloudevents';
 import { EVENT_STORE, type EventStore } from '@im/event-store';
 import { diagnosticsStreamId, PROBE_EVENT_TYPE } from '@im/incidents';
-import { checkIntegrity, embeddedStoreFiles, freeSpace } from '@im/persistence';
+import { checkIntegrity, embeddedStoreFiles, freeSpace, postgresSchemas, type SchemaStatus } from '@im/persistence';
 import { PDP, type PolicyDecisionPoint } from '@im/policy';
 import {
+  LEASE_STORE,
+  type LeaseStore,
   probeProjection,
   PROJECTION_PROGRESS,
   PROJECTION_STORE,
@@ -25,6 +27,7 @@ import { describeRewrite } from '../ledger-proof/chain-continuity';
 import { LedgerContinuity } from '../ledger-proof/ledger-continuity';
 import { GraphqlWsServer } from '../graphql/graphql-ws.server';
 import { SUBSCRIPTION_ROLES } from '../graphql/subscription-access';
+import { LEASE_NAMES, leaseViews } from '../leases/leases.view';
 
 export type CheckStatus = 'pass' | 'fail' | 'warn';
 
@@ -67,6 +70,7 @@ export class ValidationService {
   constructor(
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(PROJECTION_STORE) private readonly readStore: ProjectionStore,
+    @Inject(LEASE_STORE) private readonly leases: LeaseStore,
     @Inject(PDP) private readonly pdp: PolicyDecisionPoint,
     @Inject(PROJECTION_PROGRESS) private readonly projections: ProjectionProgress,
     // Null where apps/projector runs the projections: the lag is measured there.
@@ -90,6 +94,8 @@ export class ValidationService {
       ['graphql', 'schema', async () => this.graphqlSchema()],
       ['websocket', 'graphql_transport_ws', async () => this.graphqlSubscriptions()],
       ...this.storageChecks(),
+      ...this.databaseChecks(),
+      ...this.leaseChecks(),
     ];
     if (selfTest) checks.push(['self_test', 'round_trip', () => this.roundTrip()]);
     const results: CheckResult[] = [];
@@ -99,7 +105,7 @@ export class ValidationService {
       timestamp: new Date().toISOString(),
       version,
       capabilities: {
-        database: passedNamed('event_store') && passedNamed('read_store') && passedNamed('storage'),
+        database: passedNamed('event_store') && passedNamed('read_store') && passedNamed('storage') && passedNamed('database'),
         timeline: passedNamed('event_store') && passedNamed('read_store'),
         // The live streams are the ledger followed and the read models read: up when those are.
         sse: passedNamed('event_store') && passedNamed('read_store'),
@@ -145,6 +151,30 @@ export class ValidationService {
       ...files.map((store): Check => [store.component, 'integrity', () => checkIntegrity(store)]),
       ['storage', 'free_space', () => this.freeSpace()],
     ];
+  }
+
+  /** The PostgreSQL database the stores are kept in: the server answers through each, and has every migration this build knows. */
+  private databaseChecks(): Check[] {
+    const schemas = postgresSchemas(this.eventStore, this.readStore);
+    if (schemas.length === 0) return [];
+    const statuses = () => Promise.all(schemas.map((status) => status()));
+    return [
+      ['database', 'reachable', async () => describeServers(await statuses())],
+      ['database', 'migrations', async () => describeMigrations(await statuses())],
+    ];
+  }
+
+  /** One check per lease, on every backend: which process runs that work now, as GET /api/v1/leases shows it. */
+  private leaseChecks(): Check[] {
+    return LEASE_NAMES.map((name): Check => [
+      'leases',
+      name,
+      async () => {
+        const [{ holder, since, generation }] = leaseViews([name], await this.leases.list());
+        if (!holder) throw new Warning(`no holder (generation ${generation}): its work runs nowhere until a process takes the lease`);
+        return `held by ${holder.kind} pid ${holder.pid} on ${holder.host} since ${since}, generation ${generation}`;
+      },
+    ]);
   }
 
   private async freeSpace(): Promise<string> {
@@ -248,6 +278,35 @@ export class ValidationService {
     if (!decision?.visible) throw new Error('probe projected, but the policy withheld it from a reader');
     return `appended at position ${position}, projected, read back through the policy`;
   }
+}
+
+/** The servers that answered (one when both stores share POSTGRES_URL's database). */
+function describeServers(statuses: SchemaStatus[]): string {
+  const servers = new Map<string, string[]>();
+  for (const { server, component } of statuses) {
+    const key = `PostgreSQL ${server.version}, database ${server.database}`;
+    servers.set(key, [...(servers.get(key) ?? []), component]);
+  }
+  return [...servers].map(([server, components]) => `${server} answers (${components.join(', ')})`).join('; ');
+}
+
+/**
+ * Fails when the database lacks a migration this build knows (its tables may
+ * be missing: each process applies them at start, so one was changed by hand);
+ * warns when it has some this build does not (a newer version runs on it).
+ */
+function describeMigrations(statuses: SchemaStatus[]): string {
+  const missing = statuses.filter((s) => s.pending.length > 0);
+  if (missing.length > 0) {
+    const named = missing.map((s) => `${s.component} lacks ${s.pending.map((m) => `${m.version} (${m.name})`).join(', ')}`);
+    throw new Error(`${named.join('; ')}: schema_migrations does not record them. A process of this version applies them at its start; if their tables exist already, the record was removed by hand`);
+  }
+  const current = statuses.map((s) => `${s.component} at ${s.known} of ${s.known}`).join(', ');
+  const ahead = statuses.filter((s) => s.newer.length > 0);
+  if (ahead.length > 0) {
+    throw new Warning(`${current}; ${ahead.map((s) => `${s.component} also has ${s.newer.join(', ')}`).join('; ')}, which this version does not know: a newer version migrated the database; upgrade this process`);
+  }
+  return `migrations current: ${current}`;
 }
 
 async function timed(component: string, check: string, run: () => Promise<string>): Promise<CheckResult> {

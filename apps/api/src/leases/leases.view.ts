@@ -1,4 +1,8 @@
-import type { LeaseRecord } from '@im/read-models';
+import { type LeaseRecord, outboundLease, PROJECTIONS_LEASE, TIMERS_LEASE } from '@im/read-models';
+import { NOTIFICATION_CHANNEL, WEBHOOK_CHANNEL } from '@im/outbound';
+
+/** The leases there are, in the order the listing (and validate) shows them. */
+export const LEASE_NAMES = [PROJECTIONS_LEASE, outboundLease(WEBHOOK_CHANNEL), outboundLease(NOTIFICATION_CHANNEL), TIMERS_LEASE];
 
 /** One lease as `GET /api/v1/leases` shows it (docs/api.md, "Leases"). */
 export interface LeaseView {

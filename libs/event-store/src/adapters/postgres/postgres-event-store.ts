@@ -2,7 +2,7 @@ import type { Pool, PoolClient, QueryResult } from 'pg';
 import { EventEmitter } from 'node:events';
 import type { CloudEvent } from '@im/cloudevents';
 import type { ChainHeads, LedgerRecord } from '@im/ledger-proof';
-import { applyMigrations, openPostgresPool, pendingMigrations, postgresFault } from '@im/postgres-runtime';
+import { applyMigrations, openPostgresPool, pendingMigrations, postgresFault, schemaStatus, type SchemaStatus } from '@im/postgres-runtime';
 import { malformedAppend, revisionMatches } from '../../append-checks';
 import {
   type AppendOptions,
@@ -444,6 +444,11 @@ export class PostgresEventStore implements EventStore {
   private waitForAppend(after: bigint, signal: AbortSignal): Promise<void> {
     if (this.knownHead > after) return Promise.resolve();
     return nextAppendOrPoll(this.appended, this.pollIntervalMs, signal);
+  }
+
+  /** The server, and the event store's migrations it has recorded (validate's `database` checks). */
+  schemaStatus(): Promise<SchemaStatus> {
+    return schemaStatus(this.pool, EVENT_STORE_COMPONENT, EVENT_STORE_MIGRATIONS);
   }
 
   /** Stops the subscriptions and lets the appends under way finish, then closes the pool. */

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Incident, Status } from '@im/incidents';
-import { applyMigrations, inTransaction, openPostgresPool } from '@im/postgres-runtime';
+import { applyMigrations, inTransaction, openPostgresPool, schemaStatus, type SchemaStatus } from '@im/postgres-runtime';
 import type { BulkLoadOptions, DocumentWrite, ProjectionCommit, StoredDocument } from '../../projection-store.port';
 import type { ReadStore } from '../../read-store';
 import type { IncidentListQuery, IncidentQueries } from '../../incidents/incident-queries.port';
@@ -185,6 +185,11 @@ export class PostgresReadStore implements ReadStore {
     } finally {
       this.unsafeLoads--;
     }
+  }
+
+  /** The server, and the read store's migrations it has recorded (validate's `database` checks). */
+  schemaStatus(): Promise<SchemaStatus> {
+    return schemaStatus(this.pool, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS);
   }
 
   async close(): Promise<void> {
