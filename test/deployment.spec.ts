@@ -48,15 +48,29 @@ function mongoHealthCheck(server: { initiated: boolean; writablePrimary: boolean
   return { exitCode, initiated };
 }
 
-/** What compose would substitute for ${VAR:?…}, given the variables a user sets. */
+/** What compose would substitute for ${VAR}, ${VAR:?…} and ${VAR:-default}, given the variables a user sets. */
 const substitute = (env: Record<string, string>, vars: Record<string, string>) =>
-  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(:\?[^}]*)?\}/g, (_, name: string) => vars[name] ?? '')]));
+  Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k, String(v).replace(/\$\{(\w+)(?::\?[^}]*|:-([^}]*))?\}/g, (_, name: string, fallback?: string) => vars[name] || (fallback ?? ''))]),
+  );
 
 describe('docker-compose.yml', () => {
   const vars = { JWT_SECRET: 'a'.repeat(64) };
 
-  it('brings up KurrentDB, MongoDB, OPA, the api and the projector', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'kurrentdb', 'mongo', 'opa', 'projector']);
+  it('brings up KurrentDB, MongoDB, OPA, the api and the projector; the postgres profile PostgreSQL, two apis and two projectors', () => {
+    const profiled = Object.keys(compose.services).filter((name) => (compose.services[name] as { profiles?: string[] }).profiles?.includes('postgres'));
+    expect(Object.keys(compose.services).filter((name) => !profiled.includes(name)).sort()).toEqual(['api', 'kurrentdb', 'mongo', 'opa', 'projector']);
+    expect(profiled.sort()).toEqual(['pg-api-1', 'pg-api-2', 'pg-projector-1', 'pg-projector-2', 'postgres']);
+  });
+
+  it('runs every process of the postgres profile on the one database, the apis serving only and the projectors competing for the leases', () => {
+    const configOf = (name: string) => loadConfig(substitute(compose.services[name].environment!, vars));
+    const url = 'postgres://incidents:incidents@postgres:5432/incidents';
+    for (const name of ['pg-api-1', 'pg-api-2', 'pg-projector-1', 'pg-projector-2']) {
+      expect(configOf(name)).toMatchObject({ env: 'production', eventStore: { kind: 'postgres', url }, readStore: { kind: 'postgres', url } });
+    }
+    expect([configOf('pg-api-1').projector, configOf('pg-api-2').projector]).toEqual(['external', 'external']);
+    for (const name of ['pg-projector-1', 'pg-projector-2']) expect(compose.services[name].command).toEqual(['node', ...NODE_FLAGS, 'dist/apps/projector/main.js', 'run']);
   });
 
   it('configures the api for the production backends, an external projector and OPA, as the config loader accepts them', () => {

@@ -86,8 +86,8 @@ describe('the built server on its data directory', () => {
   });
 
   it('says what is wrong with the configuration in one line and exits non-zero', async () => {
-    await expect(startServer({ ...env, EVENT_STORE: 'postgres' }, 10_000)).rejects.toThrow(
-      /before listening:\nConfiguration error: EVENT_STORE must be one of sqlite, kurrentdb \(got "postgres"\)\n?$/,
+    await expect(startServer({ ...env, EVENT_STORE: 'mysql' }, 10_000)).rejects.toThrow(
+      /before listening:\nConfiguration error: EVENT_STORE must be one of sqlite, kurrentdb, postgres \(got "mysql"\)\n?$/,
     );
   });
 

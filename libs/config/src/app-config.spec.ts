@@ -30,6 +30,14 @@ describe('loadConfig', () => {
     });
   });
 
+  it('puts both stores in the one PostgreSQL database POSTGRES_URL names', () => {
+    const url = 'postgresql://incidents:secret@db:5432/incidents?sslmode=require';
+    expect(loadConfig({ EVENT_STORE: 'postgres', READ_STORE: 'postgres', POSTGRES_URL: url })).toMatchObject({
+      eventStore: { kind: 'postgres', url },
+      readStore: { kind: 'postgres', url },
+    });
+  });
+
   it('signs with a development secret only in development, and prefers JWKS when given', () => {
     expect(loadConfig({}).jwt).toMatchObject({ kind: 'secret' });
     expect(loadConfig({ APP_ENV: 'production', JWT_JWKS_URL: 'https://idp.example/jwks.json', JWT_ISSUER: 'idp' }).jwt).toEqual({
@@ -74,7 +82,10 @@ describe('loadConfig', () => {
     [{ APP_ENV: 'staging' }, 'APP_ENV must be one of development, production (got "staging")'],
     [{ PORT: 'http' }, 'PORT must be a whole number from 0 to 65535 (got "http")'],
     [{ PORT: '70000' }, 'PORT must be a whole number'],
-    [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE must be one of sqlite, kurrentdb (got "postgres")'],
+    [{ EVENT_STORE: 'mysql' }, 'EVENT_STORE must be one of sqlite, kurrentdb, postgres (got "mysql")'],
+    [{ EVENT_STORE: 'postgres' }, 'EVENT_STORE=postgres needs POSTGRES_URL, e.g. postgres://'],
+    [{ READ_STORE: 'postgres', POSTGRES_URL: 'mysql://db/x' }, 'POSTGRES_URL must be a connection string like postgres://'],
+    [{ EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'kurrentdb://k:2113', READ_STORE: 'postgres', POSTGRES_URL: 'postgres://db/x' }, 'EVENT_STORE=kurrentdb needs READ_STORE=mongodb'],
     [{ READ_STORE: 'redis' }, 'READ_STORE must be one of sqlite, mongodb'],
     [{ EVENT_STORE: 'kurrentdb', READ_STORE: 'mongodb', MONGODB_URL: 'mongodb://m' }, 'EVENT_STORE=kurrentdb needs KURRENTDB_URL'],
     [{ EVENT_STORE: 'kurrentdb', KURRENTDB_URL: 'http://k:2113' }, 'KURRENTDB_URL must be a'],

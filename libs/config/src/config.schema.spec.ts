@@ -8,14 +8,15 @@ describe('CONFIG_SCHEMA agrees with loadConfig', () => {
     OPA_URL: 'http://opa:8181',
     KURRENTDB_URL: 'kurrentdb://localhost:2113?tls=false',
     MONGODB_URL: 'mongodb://localhost:27017/incidents',
+    POSTGRES_URL: 'postgres://incidents@localhost:5432/incidents',
     READ_STORE: 'mongodb',
   };
   const properties = CONFIG_SCHEMA.properties as Record<string, { enum?: readonly string[]; minimum?: number; maximum?: number; default?: unknown }>;
 
   it.each(Object.entries(properties).filter(([, p]) => p.enum))('%s accepts exactly its enum values', (name, property) => {
     for (const value of property.enum!) {
-      // READ_STORE=sqlite cannot pair with KurrentDB, so check it with the embedded event store.
-      const env = name === 'READ_STORE' && value === 'sqlite' ? { ...base, EVENT_STORE: 'sqlite' } : { ...base, EVENT_STORE: name === 'EVENT_STORE' ? value : 'kurrentdb' };
+      // Only READ_STORE=mongodb pairs with KurrentDB: check the others with the embedded event store.
+      const env = name === 'READ_STORE' && value !== 'mongodb' ? { ...base, EVENT_STORE: 'sqlite' } : { ...base, EVENT_STORE: name === 'EVENT_STORE' ? value : 'kurrentdb' };
       expect(() => loadConfig({ ...env, [name]: value })).not.toThrow();
     }
     expect(() => loadConfig({ ...base, [name]: 'not-a-value' })).toThrow(ConfigError);

@@ -7,6 +7,10 @@ import type { Pool, PoolClient } from 'pg';
  */
 export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A connection lost between two statements (the server ended a session left idle in its transaction) is
+  // reported by the next statement; unlistened-for, its error event would end the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
@@ -17,6 +21,7 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
     throw error;
   } finally {
+    client.off('error', ignore);
     client.release(broken);
   }
 }
