@@ -166,11 +166,13 @@ export class ValidationService {
 
   /** One check per lease, on every backend: which process runs that work now, as GET /api/v1/leases shows it. */
   private leaseChecks(): Check[] {
+    // One read of the leases for all their checks.
+    let listed: ReturnType<LeaseStore['list']> | undefined;
     return LEASE_NAMES.map((name): Check => [
       'leases',
       name,
       async () => {
-        const [{ holder, since, generation }] = leaseViews([name], await this.leases.list());
+        const [{ holder, since, generation }] = leaseViews([name], await (listed ??= this.leases.list()));
         if (!holder) throw new Warning(`no holder (generation ${generation}): its work runs nowhere until a process takes the lease`);
         return `held by ${holder.kind} pid ${holder.pid} on ${holder.host} since ${since}, generation ${generation}`;
       },

@@ -3,6 +3,7 @@ import type { ReadStoreHarness } from '../read-store.contract';
 import type { Incident } from '@im/incidents';
 import { incidentProjection } from '../incidents/incident.projection';
 import type { NotificationRecord } from '../notifications/notification-store.port';
+import { notificationRecord } from '../notifications/notification-store.contract';
 import { type LeaseHolder, LeaseLostError, outboundLease, PROJECTIONS_LEASE, TIMERS_LEASE } from './lease-store.port';
 
 const holderA: LeaseHolder = { id: 'api-a-1f2e', pid: 4101, host: 'host-a', kind: 'api' };
@@ -105,21 +106,8 @@ const incident = (n: number): Incident => {
   return { id: `INC-${n.toString(16).padStart(8, '0')}`, title: `incident ${n}`, severity: 'SEV-2', status: 'open', createdAt, updatedAt: createdAt };
 };
 
-const decision = (id: string, decision: NotificationRecord['decision']): NotificationRecord => ({
-  id,
-  responder: 'alice',
-  incidentId: 'INC-0000beef',
-  channel: 'email',
-  trigger: 'assigned',
-  eventId: `evt-${id}`,
-  position: 7n,
-  decision,
-  reason: null,
-  createdAt: '2026-11-22T10:00:00.000Z',
-  sentAt: null,
-  dueAt: null,
-  content: { incident_id: 'INC-0000beef', title: 'DB down', severity: 'SEV-2', status: 'open', trigger: 'assigned', url: 'https://im.example/incidents/INC-0000beef' },
-});
+/** A decision of no particular reason (the notification contract's record). */
+const decision = (id: string, decision: NotificationRecord['decision']) => notificationRecord(id, { decision, reason: null });
 
 /**
  * The fencing of stores that check the stored generation in each write's
