@@ -15,3 +15,4 @@ export * from './webhooks';
 export * from './notifications';
 export * from './one-line';
 export * from './oncall';
+export * from './insights';
