@@ -39,12 +39,13 @@ type LazyView = { title: string; load: () => Promise<(props: ViewProps) => preac
 
 /**
  * Views used by few (the GraphQL playground and the graphql package it uses;
- * the on-call configuration) are loaded when opened, keeping the console's first load small.
+ * the on-call configuration; Insights) are loaded when opened, keeping the console's first load small.
  */
 const PLAYGROUND: LazyView = { title: 'GraphQL playground', load: () => import('./views/playground').then((module) => module.Playground) };
 const SERVICES: LazyView = { title: 'Services', load: () => import('./views/services').then((module) => module.ServicesPage) };
 const POLICIES: LazyView = { title: 'Escalation policies', load: () => import('./views/policies').then((module) => module.PoliciesPage) };
 const NEW_SCHEDULE: LazyView = { title: 'New schedule', load: () => import('./views/schedule').then((module) => module.NewSchedule) };
+const INSIGHTS: LazyView = { title: 'Insights', load: () => import('./views/insights').then((module) => module.InsightsPage) };
 const SCHEDULE: LazyView = { title: 'Schedule', load: () => import('./views/schedule').then((module) => module.SchedulePage) };
 
 function Lazy({ view, ...props }: ViewProps & { view: LazyView }) {
@@ -67,6 +68,7 @@ const NAV: [string, string][] = [
   ['/mine', 'My incidents'],
   ['/declare', 'Declare'],
   ['/oncall', 'On call'],
+  ['/insights', 'Insights'],
 ];
 
 const current = (path: string, href: string) => (path === href || (href !== '/' && path.startsWith(`${href}/`)) ? 'page' : undefined);
@@ -115,6 +117,7 @@ function View({ session, path }: { session: Session; path: string }) {
   if (schedule) return schedule[1] === 'new' ? lazy(NEW_SCHEDULE) : lazy(SCHEDULE, decodeURIComponent(schedule[1]));
   if (path === '/oncall/services') return lazy(SERVICES);
   if (path === '/oncall/policies') return lazy(POLICIES);
+  if (path === '/insights') return lazy(INSIGHTS);
   if (path === PLAYGROUND_PATH) return lazy(PLAYGROUND);
   return <Incidents session={session} />;
 }

@@ -12,7 +12,7 @@ import { consolePageCsp } from './console-config';
  * (a reload or a shared link opens the same page). Everything else keeps its
  * route (/api, /health, /graphql), or its 404.
  */
-const CONSOLE_PATHS = ['/', 'mine', 'declare', 'settings', 'incidents/:id', 'signin/callback', 'oncall', 'oncall/services', 'oncall/policies', 'oncall/schedules/:id'];
+const CONSOLE_PATHS = ['/', 'mine', 'declare', 'settings', 'incidents/:id', 'signin/callback', 'oncall', 'oncall/services', 'oncall/policies', 'oncall/schedules/:id', 'insights'];
 
 /** The web console, built by `npm run build` into dist/console, served from this origin. */
 @Public()

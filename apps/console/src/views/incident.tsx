@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { LIFECYCLE, REFUSED, UNCHANGED } from '../../../../libs/incidents/src/lifecycle';
 import { type Action, ACK_INCIDENT, ADD_NOTE, ASSIGN_ROLE, CANCEL_INCIDENT, INCIDENT_PAGE, type IncidentView, MARK_DUPLICATE, RACI_ROLES, type RaciRole } from '../api/documents';
 import { runGraphql } from '../api/graphql';
-import { exportTimeline, type Move, moveIncident } from '../api/rest';
+import { exportTimeline, type Move, moveIncident, postmortem } from '../api/rest';
 import { openStream } from '../live/live-stream';
 import { navigate } from '../router';
 import { canExport, canReadTimeline, canWrite, type Session } from '../session';
@@ -11,6 +11,7 @@ import { ConfirmButton } from './confirm';
 import { ErrorMessage } from './error-message';
 import { Escalation } from './escalation';
 import { formatTime, severityLabel, statusLabel } from './labels';
+import { saveFile } from './save-file';
 import { Timeline } from './timeline';
 import { useLoaded } from './use-loaded';
 
@@ -256,12 +257,7 @@ function Export({ session, incidentId }: { session: Session; incidentId: string 
   const [error, setError] = useState<unknown>(null);
   const download = async (format: 'json' | 'markdown') => {
     try {
-      const file = await exportTimeline(session.token, incidentId, format);
-      const link = document.createElement('a');
-      link.href = URL.createObjectURL(file);
-      link.download = `${incidentId}-timeline.${format === 'json' ? 'json' : 'md'}`;
-      link.click();
-      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      saveFile(await exportTimeline(session.token, incidentId, format), `${incidentId}-timeline.${format === 'json' ? 'json' : 'md'}`);
       setError(null);
     } catch (refused) {
       setError(refused);
@@ -278,6 +274,38 @@ function Export({ session, incidentId }: { session: Session; incidentId: string 
           Download Markdown
         </button>
       </div>
+      <ErrorMessage error={error} />
+    </section>
+  );
+}
+
+/**
+ * The postmortem draft to fill in (timeline.exporter, as the exports): offered
+ * only to a sign-in that may have it; anyone else reads why.
+ */
+function Postmortem({ session, incidentId }: { session: Session; incidentId: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const download = async () => {
+    try {
+      saveFile(await postmortem(session.token, incidentId), `${incidentId}-postmortem.md`);
+      setError(null);
+    } catch (refused) {
+      setError(refused);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="postmortem-heading">
+      <h2 id="postmortem-heading">Postmortem</h2>
+      {canExport(session) ? (
+        <>
+          <p class="muted">A Markdown draft from the timeline: summary, responders, events, and empty sections for the team.</p>
+          <button type="button" class="secondary" onClick={download}>
+            Download postmortem
+          </button>
+        </>
+      ) : (
+        <p class="muted">Drafting a postmortem needs the timeline.exporter role, which your sign-in does not carry.</p>
+      )}
       <ErrorMessage error={error} />
     </section>
   );
@@ -374,6 +402,7 @@ export function IncidentPage({ session, id }: { session: Session; id: string }) 
           <Roles session={session} incident={incident} enabled={enabled('ASSIGN_ROLE')} onDone={changed} />
           <OtherOutcomes session={session} incident={incident} onDone={changed} />
           {canExport(session) && <Export session={session} incidentId={id} />}
+          <Postmortem session={session} incidentId={id} />
         </div>
       </div>
     </main>
