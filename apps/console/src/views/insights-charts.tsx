@@ -34,11 +34,14 @@ const Swatch = ({ class: name, dashed = false, marker }: { class: string; dashed
   </svg>
 );
 
+/** The table after a chart, folded; wider than a phone it scrolls by itself, reachable by keyboard. */
 function TableFold({ label, children }: { label: string; children: preact.ComponentChildren }) {
   return (
     <details class="chart-table">
       <summary>{label}</summary>
-      {children}
+      <div class="table-scroll" role="region" aria-label={label} tabIndex={0}>
+        {children}
+      </div>
     </details>
   );
 }
@@ -143,7 +146,7 @@ export function WeeklyTimesChart({ weeks, groups, measure }: { weeks: string[]; 
         <span>
           <Swatch class="chart-p90" marker="square" dashed /> 90th percentile (p90)
         </span>
-        <span class="muted">per ISO week (UTC) of the declaration; no point: no incident of the week {done}</span>
+        <span class="muted">by the ISO week (UTC) incidents were declared in; a week without a point had none {done}</span>
       </figcaption>
       <TableFold label={`${title} as a table`}>
         <table>
