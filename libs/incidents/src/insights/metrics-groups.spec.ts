@@ -186,6 +186,16 @@ describe('response metrics, properties', () => {
     );
   });
 
+  it('measures a time between any two record times as Date.parse does, in any year', () => {
+    const instant = fc.integer({ min: Date.parse('0000-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }).map((ms) => new Date(ms).toISOString());
+    fc.assert(
+      fc.property(instant, instant, (declaredAt, acknowledgedAt) => {
+        const [group] = metricsGroups([facts('INC-1', { declaredAt, acknowledgedAt })], 'none', serviceName);
+        expect(group.time_to_acknowledge.p50).toBe((Date.parse(acknowledgedAt) - Date.parse(declaredAt)) / 1000);
+      }),
+    );
+  });
+
   it('names the ISO week as its definition does, across year boundaries', () => {
     // Every day from 28 December to 4 January of 2015-2035, and any instant besides.
     const nearNewYear = fc.tuple(fc.integer({ min: 2015, max: 2035 }), fc.integer({ min: -4, max: 3 }), fc.integer({ min: 0, max: 86_399_999 })).map(([year, day, ms]) => Date.UTC(year, 0, 1) + day * 86_400_000 + ms);

