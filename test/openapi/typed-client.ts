@@ -268,8 +268,10 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
       get: async () => {
         const query = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString(), group_by: 'severity' as const };
         const { data, response } = await api.GET('/api/v1/analytics/incidents', { params: { query } });
-        const keys: (string | null)[] | undefined = data?.groups.map((group) => group.key);
-        const p50s: (number | null)[] | undefined = data?.groups.map((group) => group.time_to_acknowledge.p50);
+        // Typed as JSON or CSV by the document; JSON unless Accept asks for CSV.
+        const groups = typeof data === 'object' ? data.groups : [];
+        const keys: (string | null)[] = groups.map((group) => group.key);
+        const p50s: (number | null)[] = groups.map((group) => group.time_to_acknowledge.p50);
         const csv = await api.GET('/api/v1/analytics/incidents', { params: { query, header: { accept: 'text/csv' } }, parseAs: 'text' });
         return { responses: [response, csv.response], read: [keys, p50s, csv.data?.split('\r\n')[0]] };
       },
