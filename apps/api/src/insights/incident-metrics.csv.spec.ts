@@ -3,19 +3,9 @@ import type { MetricsGroup } from '@im/incidents';
 import { METRICS_CSV_HEADER, metricsCsv, metricsCsvDisposition } from './incident-metrics.csv';
 
 const none = { p50: null, p90: null, mean: null };
-const group = (key: string | null, more: Partial<MetricsGroup> = {}): MetricsGroup => ({
-  key,
-  incidents: 0,
-  acknowledged: 0,
-  resolved: 0,
-  escalated: 0,
-  canceled: 0,
-  duplicates: 0,
-  alerts: 0,
-  time_to_acknowledge: none,
-  time_to_resolve: none,
-  ...more,
-});
+const COUNTS = ['incidents', 'acknowledged', 'resolved', 'escalated', 'canceled', 'duplicates', 'alerts'];
+const group = (key: string | null, more: Partial<MetricsGroup> = {}): MetricsGroup =>
+  ({ key, ...Object.fromEntries(COUNTS.map((count) => [count, 0])), time_to_acknowledge: none, time_to_resolve: none, ...more }) as MetricsGroup;
 
 /** A reader of RFC 4180 as a spreadsheet reads it, to check the writer against. */
 function readCsv(text: string): string[][] {
