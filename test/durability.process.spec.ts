@@ -81,7 +81,7 @@ describe('the built server on its data directory', () => {
     const rebuilt = runProjector(['rebuild'], env);
     expect(rebuilt.stderr).toBe('');
     expect(rebuilt.status).toBe(0);
-    expect(rebuilt.stdout).toMatch(/Rebuilt incidents, timeline, assignments, preferences, probes, integration_keys, integration_key_history, webhooks, push_subscriptions, oncall_services, escalation_policies, schedules, heartbeats from \d+ events/);
+    expect(rebuilt.stdout).toMatch(/Rebuilt incidents, timeline, assignments, preferences, probes, integration_keys, integration_key_history, webhooks, push_subscriptions, oncall_services, escalation_policies, schedules, heartbeats, incident_metrics from \d+ events/);
     expect(rows()).toEqual(before);
   });
 

@@ -7,6 +7,7 @@ import { describeOutboundStoreContract } from '../../libs/read-models/src/outbou
 import { describeReadStoreContract } from '../../libs/read-models/src/read-store.contract';
 import { describeNotificationStoreContract } from '../../libs/read-models/src/notifications/notification-store.contract';
 import { describeLeaseFencingContract, describeLeaseStoreContract } from '../../libs/read-models/src/leases/lease-store.contract';
+import { describeIncidentMetricsContract } from '../../libs/read-models/src/metrics/incident-metrics.contract';
 import { temporaryDatabase, type TemporaryDatabase } from '../support/postgres-database';
 import { tempDir } from '../support/temp-dir';
 import { productionBackend } from './production-backends';
@@ -23,31 +24,31 @@ describeOutboundStoreContract('sqlite', sqliteHarness);
 describeNotificationStoreContract('sqlite', sqliteHarness);
 describeLeaseStoreContract('sqlite', sqliteHarness);
 describeLeaseFencingContract('sqlite', sqliteHarness);
+describeIncidentMetricsContract('sqlite', sqliteHarness);
 
 describe('with the lists read in a worker thread', () => {
   // Every list the contract asks of it is answered by the worker, not by the store's connection as it would be while the worker starts.
   let served = 0;
-  describeReadStoreContract(
-    'sqlite, background reads',
-    fileHarness('read-background', async (file) => {
-      const reads = new BackgroundReads(file, (message) => {
-        throw new Error(message);
-      });
-      const store = new SqliteReadStore(file, undefined, {
-        backgroundReads: {
-          all: async (sql, params, shape) => {
-            const rows = await reads.all(sql, params, shape);
-            expect(rows).toBeDefined();
-            served++;
-            return rows;
-          },
-          close: () => reads.close(),
+  const backgroundHarness = fileHarness('read-background', async (file) => {
+    const reads = new BackgroundReads(file, (message) => {
+      throw new Error(message);
+    });
+    const store = new SqliteReadStore(file, undefined, {
+      backgroundReads: {
+        all: async (sql, params, shape) => {
+          const rows = await reads.all(sql, params, shape);
+          expect(rows).toBeDefined();
+          served++;
+          return rows;
         },
-      });
-      await reads.start();
-      return store;
-    }),
-  );
+        close: () => reads.close(),
+      },
+    });
+    await reads.start();
+    return store;
+  });
+  describeReadStoreContract('sqlite, background reads', backgroundHarness);
+  describeIncidentMetricsContract('sqlite, background reads', backgroundHarness);
   afterAll(() => expect(served).toBeGreaterThan(10));
 });
 
@@ -66,6 +67,7 @@ describeOutboundStoreContract('postgres', postgresHarness);
 describeNotificationStoreContract('postgres', postgresHarness);
 describeLeaseStoreContract('postgres', postgresHarness);
 describeLeaseFencingContract('postgres', postgresHarness);
+describeIncidentMetricsContract('postgres', postgresHarness);
 
 const mongodb = productionBackend('MONGODB_URL');
 if (mongodb) {
@@ -93,4 +95,5 @@ if (mongodb) {
   describeNotificationStoreContract('mongodb', mongoHarness);
   // MongoDB keeps leases but does not fence its writes (mongodb-lease-store.ts): no fencing suite.
   describeLeaseStoreContract('mongodb', mongoHarness);
+  describeIncidentMetricsContract('mongodb', mongoHarness);
 }

@@ -264,6 +264,18 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: [holders, generations] };
       },
     },
+    '/api/v1/analytics/incidents': {
+      get: async () => {
+        const query = { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 86_400_000).toISOString(), group_by: 'severity' as const };
+        const { data, response } = await api.GET('/api/v1/analytics/incidents', { params: { query } });
+        // Typed as JSON or CSV by the document; JSON unless Accept asks for CSV.
+        const groups = typeof data === 'object' ? data.groups : [];
+        const keys: (string | null)[] = groups.map((group) => group.key);
+        const p50s: (number | null)[] = groups.map((group) => group.time_to_acknowledge.p50);
+        const csv = await api.GET('/api/v1/analytics/incidents', { params: { query, header: { accept: 'text/csv' } }, parseAs: 'text' });
+        return { responses: [response, csv.response], read: [keys, p50s, csv.data?.split('\r\n')[0]] };
+      },
+    },
     '/api/v1/simulate': {
       post: async () => {
         const events = [{ specversion: '1.0', id: randomUUID(), source: 'im://typed-client', type: 'incident.trigger', time: new Date().toISOString(), data: { title: 'Simulated', severity: 'SEV-3' } }];

@@ -22,6 +22,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { OncallModule } from './oncall/oncall.module';
 import { HeartbeatPingsModule } from './heartbeats/heartbeat-pings.module';
 import { LeasesApiModule } from './leases/leases.module';
+import { InsightsModule } from './insights/insights.module';
 
 @Module({})
 export class AppModule {
@@ -45,6 +46,7 @@ export class AppModule {
         OncallModule,
         HeartbeatPingsModule,
         LeasesApiModule,
+        InsightsModule,
         // The alert write path, global: the timers' HeartbeatsDue records a missed heartbeat through it.
         TimelineAppendModule,
         TimersModule,

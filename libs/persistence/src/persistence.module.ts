@@ -9,6 +9,7 @@ import { PostgresEventStore } from '@im/event-store/postgres';
 import { SqliteEventStore } from '@im/event-store/sqlite';
 import { SERVICE_STREAM_PREFIXES } from '@im/incidents';
 import {
+  INCIDENT_METRICS_QUERIES,
   INCIDENT_QUERIES,
   INTEGRATION_KEY_HISTORY_QUERIES,
   INTEGRATION_KEY_QUERIES,
@@ -223,10 +224,11 @@ export class PersistenceModule implements OnApplicationShutdown {
         { provide: NOTIFICATION_STORE, useValue: stores.readStore.notifications },
         { provide: PUSH_SUBSCRIPTION_QUERIES, useValue: stores.readStore.pushSubscriptions },
         { provide: ONCALL_QUERIES, useValue: stores.readStore.oncall },
+        { provide: INCIDENT_METRICS_QUERIES, useValue: stores.readStore.metrics },
         { provide: LEASE_STORE, useValue: stores.readStore.leases },
         { provide: DATA_DIR_LOCK, useValue: stores.lock ?? null },
       ],
-      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE, NOTIFICATION_STORE, PUSH_SUBSCRIPTION_QUERIES, ONCALL_QUERIES, LEASE_STORE],
+      exports: [APP_CONFIG, EVENT_STORE, PROJECTION_STORE, INCIDENT_QUERIES, TIMELINE_QUERIES, PREFERENCES_QUERIES, INTEGRATION_KEY_QUERIES, INTEGRATION_KEY_HISTORY_QUERIES, WEBHOOK_QUERIES, OUTBOUND_STORE, NOTIFICATION_STORE, PUSH_SUBSCRIPTION_QUERIES, ONCALL_QUERIES, INCIDENT_METRICS_QUERIES, LEASE_STORE],
     };
   }
 

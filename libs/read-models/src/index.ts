@@ -33,3 +33,5 @@ export * from './oncall/oncall.projections';
 export * from './oncall/oncall-queries.port';
 export * from './oncall/compiled-schedules';
 export * from './oncall/heartbeat.projection';
+export * from './metrics/incident-metrics.projection';
+export * from './metrics/incident-metrics-queries.port';

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import type { CloudEvent } from '@im/cloudevents';
-import type { Incident } from '@im/incidents';
+import { type Incident, LIFECYCLE, REFUSED, SEVERITIES, transitionOf } from '@im/incidents';
 import type { RecordedEvent } from '@im/event-store';
 import { assignmentProjection } from './assignments/assignment.projection';
 import { incidentProjection } from './incidents/incident.projection';
@@ -14,6 +15,7 @@ import type { ProjectionCommit, ProjectionStore, StoredDocument } from './projec
 import { timelineProjection, toTimelineEntry } from './timeline/timeline.projection';
 import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
 import { heartbeatProjection } from './oncall/heartbeat.projection';
+import { incidentMetricsProjection } from './metrics/incident-metrics.projection';
 
 /** The projections are pure folds: these tests give them events and read the documents, with no store but a map. */
 
@@ -382,5 +384,111 @@ describe('on-call projections', () => {
     await docs.deliver(oncall('im.oncall.heartbeat_deleted', { id: 'h1' }));
     expect(docs.doc('h1')).toBeUndefined();
     expect(heartbeatProjection.keyOf(oncall('im.oncall.service_created', { id: 's1' }))).toBeUndefined();
+  });
+});
+
+describe('incident metrics projection', () => {
+  it('keeps the facts the response metrics need, with the times the ledger recorded: the first acknowledgement and resolution, the first service', async () => {
+    const ledger = [
+      declare(),
+      recorded(stream, 'im.incident.service_assigned', { data: { service_id: 'svc-1', escalation_policy_id: null } }),
+      recorded(stream, 'im.incident.service_assigned', { data: { service_id: 'svc-2', escalation_policy_id: null } }),
+      recorded(stream, 'im.incident.ack'),
+      recorded(stream, 'im.incident.ack'),
+      recorded(stream, 'im.paging.escalate', { data: { from_step: 1, to_step: 2, reason: 'manual' } }),
+      recorded(stream, 'im.incident.severity', { data: { severity: 'SEV-1' } }),
+      recorded(stream, 'im.alert.trigger', { 'im.fingerprint': 'db-1' }),
+      recorded(stream, 'im.alert.trigger', { 'im.fingerprint': 'db-1' }),
+      recorded(stream, 'im.incident.resolve'),
+      recorded(stream, 'im.incident.resolve'),
+    ];
+    const [declared, , , acked] = ledger;
+    const resolved = ledger[9];
+    const docs = await new Documents(incidentMetricsProjection).deliver(...ledger);
+    expect(docs.doc(INCIDENT)).toEqual({
+      id: INCIDENT,
+      declaredAt: declared.recordedAt,
+      severity: 'SEV-1',
+      serviceId: 'svc-1',
+      visibility: 'restricted',
+      outcome: 'counted',
+      acknowledgedAt: acked.recordedAt,
+      resolvedAt: resolved.recordedAt,
+      escalated: true,
+      alerts: 2,
+    });
+  });
+
+  it('counts the alert that opened an incident, with its severity or SEV-3', async () => {
+    const docs = await new Documents(incidentMetricsProjection).deliver(recorded(stream, 'im.alert.trigger', { 'im.fingerprint': 'db-1', data: { title: 'Disk' } }));
+    expect(docs.doc(INCIDENT)).toMatchObject({ severity: 'SEV-3', alerts: 1, visibility: null, serviceId: null });
+    const other = 'incident-INC-0000000b';
+    await docs.deliver(recorded(other, 'im.alert.trigger', { data: { severity: 'SEV-1' } }));
+    expect(docs.doc('INC-0000000b')).toMatchObject({ severity: 'SEV-1', alerts: 1 });
+  });
+
+  it('marks a canceled or duplicate incident so, for good', async () => {
+    const docs = await new Documents(incidentMetricsProjection).deliver(declare(), recorded(stream, 'im.incident.ack'), recorded(stream, 'im.incident.cancel'));
+    expect(docs.doc(INCIDENT)?.outcome).toBe('canceled');
+    const other = 'incident-INC-0000000b';
+    await docs.deliver(recorded(other, 'im.incident.declare', { data: { title: 'Twin', severity: 'SEV-2' } }), recorded(other, 'im.incident.duplicate', { data: { of: INCIDENT } }));
+    expect(docs.doc('INC-0000000b')?.outcome).toBe('duplicate');
+  });
+
+  it('has no key for the events that change no fact, so catching up loads and writes nothing for them', () => {
+    for (const type of ['im.incident.note', 'im.incident.role_assigned', 'im.incident.mitigate', 'im.incident.close', 'im.paging.page', 'im.paging.exhausted', 'im.alert.resolve']) {
+      expect(incidentMetricsProjection.keyOf(recorded(stream, type))).toBeUndefined();
+    }
+    expect(incidentMetricsProjection.keyOf(recorded('fingerprint-disk', 'im.alert.trigger'))).toBeUndefined();
+    expect(incidentMetricsProjection.keyOf(recorded(stream, 'im.incident.ack'))).toBe(INCIDENT);
+  });
+
+  it('writes nothing for an event that changes no fact, nor for one delivered again', async () => {
+    const declared = declare();
+    const acked = recorded(stream, 'im.incident.ack');
+    const docs = await new Documents(incidentMetricsProjection).deliver(declared, acked);
+    await docs.deliver(recorded(stream, 'im.incident.ack'), recorded(stream, 'im.incident.severity', { data: { severity: 'SEV-2' } }));
+    expect(docs.lastWrites).toEqual([]);
+    await docs.deliver(declared, acked);
+    expect(docs.lastWrites).toEqual([]);
+    expect(await new Documents(incidentMetricsProjection).deliver(recorded(stream, 'im.incident.ack')).then((d) => d.doc(INCIDENT))).toBeUndefined();
+  });
+
+  it('agrees with the incident read model on any stream the decider lets into the ledger', async () => {
+    const moves = ['im.incident.ack', 'im.incident.mitigate', 'im.incident.resolve', 'im.incident.close', 'im.incident.cancel', 'im.incident.duplicate', 'im.incident.severity', 'im.incident.note', 'im.alert.trigger', 'im.paging.escalate'];
+    const anEvent = fc.record({ type: fc.constantFrom(...moves), severity: fc.constantFrom(...SEVERITIES) });
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), fc.array(anEvent, { maxLength: 25 }), async (byAlert, drawn) => {
+        const incidents = new Documents(incidentProjection);
+        const metrics = new Documents(incidentMetricsProjection);
+        const opening = byAlert ? recorded(stream, 'im.alert.trigger', { 'im.fingerprint': 'fp' }) : declare();
+        const ledger = [opening];
+        await incidents.deliver(opening);
+        for (const { type, severity } of drawn) {
+          // What decideRecord lets through: no move the lifecycle refuses from the incident's status.
+          const status = incidents.doc(INCIDENT)!.status;
+          const move = type === 'im.incident.duplicate' ? 'duplicate' : transitionOf(type);
+          if (move && LIFECYCLE[status][move] === REFUSED) continue;
+          const event = recorded(stream, type, { data: type === 'im.incident.duplicate' ? { of: 'INC-00000001' } : { severity }, 'im.fingerprint': 'fp' });
+          ledger.push(event);
+          await incidents.deliver(event);
+        }
+        await metrics.deliver(...ledger);
+        const incident = incidents.doc(INCIDENT)!;
+        const firstOf = (type: string) => ledger.find((event) => event.event.type === type)?.recordedAt ?? null;
+        expect(metrics.doc(INCIDENT)).toEqual({
+          id: INCIDENT,
+          declaredAt: incident.createdAt,
+          severity: incident.severity,
+          serviceId: null,
+          visibility: incident.visibility ?? null,
+          outcome: incident.status === 'canceled' ? 'canceled' : incident.status === 'duplicate' ? 'duplicate' : 'counted',
+          acknowledgedAt: firstOf('im.incident.ack'),
+          resolvedAt: firstOf('im.incident.resolve'),
+          escalated: ledger.some((event) => event.event.type === 'im.paging.escalate'),
+          alerts: ledger.filter((event) => event.event.type === 'im.alert.trigger').length,
+        });
+      }),
+    );
   });
 });

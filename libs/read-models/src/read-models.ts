@@ -9,6 +9,7 @@ import { webhookProjection } from './webhooks/webhook.projection';
 import { pushSubscriptionProjection } from './push-subscriptions/push-subscription.projection';
 import { escalationPolicyProjection, scheduleProjection, serviceProjection } from './oncall/oncall.projections';
 import { heartbeatProjection } from './oncall/heartbeat.projection';
+import { incidentMetricsProjection } from './metrics/incident-metrics.projection';
 import type { Projection } from './projection';
 
 /** Every read model the service keeps, in the order a rebuild replays them; the stores make a collection for each. */
@@ -26,4 +27,5 @@ export const ALL_PROJECTIONS: Projection<unknown>[] = [
   escalationPolicyProjection,
   scheduleProjection,
   heartbeatProjection,
+  incidentMetricsProjection,
 ] as Projection<unknown>[];

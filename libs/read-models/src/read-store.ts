@@ -10,6 +10,7 @@ import type { NotificationStore } from './notifications/notification-store.port'
 import type { PushSubscriptionQueries } from './push-subscriptions/push-subscription-queries.port';
 import type { OncallQueries } from './oncall/oncall-queries.port';
 import type { LeaseStore } from './leases/lease-store.port';
+import type { IncidentMetricsQueries } from './metrics/incident-metrics-queries.port';
 
 /**
  * What a read-store adapter opens over one file or connection: the projections'
@@ -27,6 +28,7 @@ export interface ReadStore extends ProjectionStore {
   readonly outbound: OutboundStore;
   readonly pushSubscriptions: PushSubscriptionQueries;
   readonly oncall: OncallQueries;
+  readonly metrics: IncidentMetricsQueries;
   /** Notification decisions: not a read model, never reset by a rebuild. */
   readonly notifications: NotificationStore;
   /** Which process runs the projections, each outbound channel and the timers: kept in the same database, never reset by a rebuild. */

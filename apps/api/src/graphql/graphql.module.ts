@@ -8,6 +8,7 @@ import { IncidentQueryService } from '@im/access';
 import { AuthModule } from '../auth/auth.module';
 import { RequestAuthenticator } from '../auth/request-authenticator';
 import { IncidentsModule } from '../incidents/incidents.module';
+import { InsightsModule } from '../insights/insights.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { OncallModule } from '../oncall/oncall.module';
 import { PreferencesCommandHandler } from '../preferences/preferences-command.handler';
@@ -18,6 +19,7 @@ import { graphqlContextFactory } from './graphql-context';
 import { GRAPHQL_PATH } from './graphql-path';
 import { GraphqlWsServer } from './graphql-ws.server';
 import { IncidentMobileViews } from './incident-mobile-views';
+import { InsightsResolver } from './insights.resolver';
 import { IncidentsResolver } from './incidents.resolver';
 import { LiveResolver } from './live.resolver';
 import { PlaygroundController } from './playground.controller';
@@ -46,6 +48,7 @@ export class GraphqlApiModule {
         LiveModule,
         NotificationsModule,
         OncallModule,
+        InsightsModule,
         GraphQLModule.forRootAsync<ApolloDriverConfig>({
           driver: ApolloDriver,
           imports: [AuthModule, IncidentsModule],
@@ -78,6 +81,7 @@ export class GraphqlApiModule {
         GraphqlWsServer,
         NotificationsResolver,
         OncallResolver,
+        InsightsResolver,
         IncidentServiceFields,
         MobileViewServiceFields,
       ],

@@ -1,1 +1,2 @@
 export * from './incident-metrics';
+export * from './metrics-groups';

@@ -1,4 +1,6 @@
+import type { IncidentFacts, MetricsOutcome, Severity } from '@im/incidents';
 import type { IncidentListQuery } from '../incidents/incident-queries.port';
+import type { IncidentFactsQuery } from '../metrics/incident-metrics-queries.port';
 import type { TimelineQuery, TimelineRow } from '../timeline/timeline-queries.port';
 import { type StoredDoc, storedTimelineRow } from '../timeline/timeline.projection';
 
@@ -32,16 +34,18 @@ export function isOneOf(where: string[], params: unknown[], column: string, valu
   params.push(...values);
 }
 
+/** Incidents declared without a visibility (null: every caller sees them) or with one of these. */
+function visibleTo(where: string[], params: unknown[], visibleLevels: readonly string[]): void {
+  const levels: string[] = [];
+  isOneOf(levels, params, 'visibility', visibleLevels);
+  where.push(`(visibility IS NULL OR ${levels[0]})`);
+}
+
 /** Incidents newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
 export function incidentPage(where: string[], params: unknown[], query: IncidentListQuery): ListClause {
   if (query.statuses?.length) isOneOf(where, params, 'status', query.statuses);
   if (query.severities?.length) isOneOf(where, params, 'severity', query.severities);
-  if (query.visibleLevels) {
-    // Declared without a visibility (null): every caller sees it.
-    const levels: string[] = [];
-    isOneOf(levels, params, 'visibility', query.visibleLevels);
-    where.push(`(visibility IS NULL OR ${levels[0]})`);
-  }
+  if (query.visibleLevels) visibleTo(where, params, query.visibleLevels);
   const clause = keysetPage(where, params, ['created_at', 'key'], 'desc', query.after && [query.after.createdAt, query.after.id]);
   return { clause, params: [...params, query.limit] };
 }
@@ -92,3 +96,34 @@ const parseJson = (text: string | null) => (text === null ? undefined : JSON.par
 /** A timeline page's row from its columns; the document, or how to read it, for an event shown redacted. */
 export const timelineRow = ({ position, incidentId, eventTime, visibility, dataClass, view }: TimelineColumnValues, doc: StoredDoc): TimelineRow =>
   storedTimelineRow(doc, position, { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
+
+/** The columns of the incident_metrics read model a window reads, in the order of `factsOf`: all in its index, so the document is never read. */
+const FACT_COLUMNS = 'key, declared_at, severity, service_id, visibility, outcome, acknowledged_at, resolved_at, escalated, alerts';
+
+/**
+ * The statement of the incidents declared in [from, to) that the caller sees,
+ * from `table` (with SQLite's index hint); `select` may wrap the columns (SQLite
+ * answers them as one JSON array).
+ */
+export function metricsWindow(table: string, { from, to, visibleLevels }: IncidentFactsQuery, select = (columns: string) => columns): { sql: string; params: unknown[] } {
+  const where = ['declared_at >= ?', 'declared_at < ?'];
+  const params: unknown[] = [from, to];
+  visibleTo(where, params, visibleLevels);
+  return { sql: `SELECT ${select(FACT_COLUMNS)} FROM ${table} WHERE ${where.join(' AND ')}`, params };
+}
+
+/** A row of FACT_COLUMNS, as an array; the integers as SQLite (number) or PostgreSQL (bigint) gives them. */
+export type FactColumns = [string, string, string, string | null, string | null, string, string | null, string | null, number | bigint, number | bigint];
+
+export const factsOf = ([id, declaredAt, severity, serviceId, visibility, outcome, acknowledgedAt, resolvedAt, escalated, alerts]: FactColumns): IncidentFacts => ({
+  id,
+  declaredAt,
+  severity: severity as Severity,
+  serviceId,
+  visibility,
+  outcome: outcome as MetricsOutcome,
+  acknowledgedAt,
+  resolvedAt,
+  escalated: Number(escalated) === 1,
+  alerts: Number(alerts),
+});

@@ -27,6 +27,9 @@ import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subs
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
+import type { IncidentMetricsQueries } from '../../metrics/incident-metrics-queries.port';
+import { incidentMetricsProjection } from '../../metrics/incident-metrics.projection';
+import type { IncidentFacts } from '@im/incidents';
 
 export { fromHex, hex };
 
@@ -130,6 +133,7 @@ export class MongoReadStore implements ReadStore {
   readonly notifications: MongoNotificationStore;
   readonly leases: MongoLeaseStore;
   readonly oncall: OncallQueries;
+  readonly metrics: IncidentMetricsQueries;
 
   private constructor(connection: Connection, projections: Projection<unknown>[] = ALL_PROJECTIONS) {
     this.connection = connection;
@@ -185,6 +189,28 @@ export class MongoReadStore implements ReadStore {
       escalationPolicies: byCreation<EscalationPolicyRecord>(this.models[escalationPolicyProjection.name]),
       schedules: byCreation<ScheduleRecord>(this.models[scheduleProjection.name]),
       heartbeats: byCreation<HeartbeatRecord>(this.models[heartbeatProjection.name]),
+    };
+    const metrics = this.models[incidentMetricsProjection.name];
+    this.metrics = {
+      factsIn: async ({ from, to, visibleLevels }) => {
+        // Every fact is a query field: `q` alone is read, and no document is parsed.
+        const rows = await metrics
+          .find({ 'q.declaredAt': { $gte: from, $lt: to }, 'q.visibility': { $in: [null, ...visibleLevels] } })
+          .select({ q: 1 })
+          .lean<{ _id: string; q: Omit<IncidentFacts, 'id'> }[]>();
+        return rows.map(({ _id, q }) => ({
+          id: _id,
+          declaredAt: q.declaredAt,
+          severity: q.severity,
+          serviceId: q.serviceId,
+          visibility: q.visibility,
+          outcome: q.outcome,
+          acknowledgedAt: q.acknowledgedAt,
+          resolvedAt: q.resolvedAt,
+          escalated: q.escalated,
+          alerts: q.alerts,
+        }));
+      },
     };
   }
 

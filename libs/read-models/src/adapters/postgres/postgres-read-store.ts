@@ -21,9 +21,11 @@ import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subs
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
-import { incidentPage, type ListClause, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
+import type { IncidentMetricsQueries } from '../../metrics/incident-metrics-queries.port';
+import { incidentMetricsProjection } from '../../metrics/incident-metrics.projection';
+import { type FactColumns, factsOf, incidentPage, type ListClause, metricsWindow, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
 import { PostgresCollection, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS, syncDeclarations, tableOf } from './postgres-schema';
-import { numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
+import { arrayRowsOf, numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
 import { PostgresOutboundStore } from './postgres-outbound-store';
 import { PostgresNotificationStore } from './postgres-notification-store';
 import { PostgresLeaseStore } from './postgres-lease-store';
@@ -70,6 +72,7 @@ export class PostgresReadStore implements ReadStore {
   readonly notifications: PostgresNotificationStore;
   readonly leases: PostgresLeaseStore;
   readonly oncall: OncallQueries;
+  readonly metrics: IncidentMetricsQueries;
   private readonly collections: Map<string, PostgresCollection>;
   /** Bulk loads under way that need not survive a crash: their commits do not wait for the WAL's flush. */
   private unsafeLoads = 0;
@@ -112,6 +115,12 @@ export class PostgresReadStore implements ReadStore {
       escalationPolicies: byCreation<EscalationPolicyRecord>(pool, escalationPolicyProjection.name),
       schedules: byCreation<ScheduleRecord>(pool, scheduleProjection.name),
       heartbeats: byCreation<HeartbeatRecord>(pool, heartbeatProjection.name),
+    };
+    this.metrics = {
+      factsIn: async (query) => {
+        const { sql, params } = metricsWindow(tableOf(incidentMetricsProjection.name), query);
+        return (await arrayRowsOf<FactColumns>(pool, numbered(sql), params)).map(factsOf);
+      },
     };
   }
 

@@ -28,6 +28,15 @@ export async function rowsOf<Row>(db: Queryable, sql: string, params: unknown[] 
   return rows as Row[];
 }
 
+/** The rows a statement answers as arrays of its columns (no object per row: for reads of many rows), each string as it was sent. */
+export async function arrayRowsOf<Row extends unknown[]>(db: Queryable, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const { rows } = await db.query({ text: sql, values: params.map(sent), rowMode: 'array' });
+  for (const row of rows as unknown[][]) {
+    for (let i = 0; i < row.length; i++) if (typeof row[i] === 'string') row[i] = readable(row[i] as string);
+  }
+  return rows as Row[];
+}
+
 /** Runs a statement; answers how many rows it changed. */
 export async function run(db: Queryable, [sql, params]: Statement): Promise<number> {
   return (await db.query(sql, params.map(sent))).rowCount ?? 0;

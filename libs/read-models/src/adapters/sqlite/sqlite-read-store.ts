@@ -20,7 +20,7 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
-import { incidentPage, isOneOf, type ListClause, timelinePage, timelineRow } from '../sql-lists';
+import { type FactColumns, factsOf, incidentPage, isOneOf, type ListClause, metricsWindow, timelinePage, timelineRow } from '../sql-lists';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
@@ -33,6 +33,8 @@ import type { PushSubscriptionQueries } from '../../push-subscriptions/push-subs
 import { type EscalationPolicyRecord, escalationPolicyProjection, type ScheduleRecord, scheduleProjection, type ServiceRecord, serviceProjection } from '../../oncall/oncall.projections';
 import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries.port';
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
+import type { IncidentMetricsQueries } from '../../metrics/incident-metrics-queries.port';
+import { incidentMetricsProjection } from '../../metrics/incident-metrics.projection';
 
 const MAX_KEYS_PER_QUERY = 500;
 
@@ -123,6 +125,7 @@ export class SqliteReadStore implements ReadStore {
   readonly notifications: SqliteNotificationStore;
   readonly leases: SqliteLeaseStore;
   readonly oncall: OncallQueries;
+  readonly metrics: IncidentMetricsQueries;
 
   /**
    * Opens the file, creating each projection's table, or bringing one written by an earlier version to its declaration.
@@ -182,6 +185,14 @@ export class SqliteReadStore implements ReadStore {
       escalationPolicies: this.byCreation<EscalationPolicyRecord>(escalationPolicyProjection.name),
       schedules: this.byCreation<ScheduleRecord>(scheduleProjection.name),
       heartbeats: this.byCreation<HeartbeatRecord>(heartbeatProjection.name),
+    };
+    const metrics = this.collection(incidentMetricsProjection.name);
+    this.metrics = {
+      factsIn: async (query) => {
+        const plan = () => metricsWindow(`${metrics.name} ${metrics.indexedBy('by_declared')}`, query, (columns) => `json_group_array(json_array(${columns}))`);
+        const [rows] = (await lists.all(plan, 'pluck')) as [string];
+        return (JSON.parse(rows) as FactColumns[]).map(factsOf);
+      },
     };
   }
 
