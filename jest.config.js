@@ -31,7 +31,7 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e on PostgreSQL',
-      testMatch: ['incidents', 'timeline', 'graphql', 'policy/policy', 'oncall', 'paging', 'webhook-delivery', 'insights'].map((name) => `<rootDir>/test/${name}.e2e.spec.ts`),
+      testMatch: ['incidents', 'timeline', 'graphql', 'policy/policy', 'oncall', 'paging', 'webhook-delivery', 'insights', 'postmortem'].map((name) => `<rootDir>/test/${name}.e2e.spec.ts`),
       setupFilesAfterEnv: ['<rootDir>/test/support/on-postgres.ts'],
     },
   ],

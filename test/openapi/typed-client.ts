@@ -154,6 +154,13 @@ export function typedClient(baseUrl: string, token: string): EveryOperation {
         return { responses: [response], read: [intact, data?.chain, data?.broken_at?.reason] };
       },
     },
+    '/api/v1/incidents/{id}/postmortem': {
+      get: async () => {
+        const { data, response } = await api.GET('/api/v1/incidents/{id}/postmortem', { params: path(), parseAs: 'text' });
+        const draft: string | undefined = data;
+        return { responses: [response], read: draft?.split('\n')[0] };
+      },
+    },
     '/api/v1/ledger/keys': {
       get: async () => {
         const { data, response } = await api.GET('/api/v1/ledger/keys');

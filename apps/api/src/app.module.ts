@@ -11,6 +11,7 @@ import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { IncidentsModule } from './incidents/incidents.module';
 import { TimelineModule } from './timeline/timeline.module';
+import { PostmortemModule } from './postmortem/postmortem.module';
 import { IntegrationsModule } from './integrations/integrations.module';
 import { GraphqlApiModule } from './graphql/graphql.module';
 import { DiagnosticsModule } from './diagnostics/diagnostics.module';
@@ -38,6 +39,7 @@ export class AppModule {
         HealthModule,
         IncidentsModule,
         TimelineModule,
+        PostmortemModule,
         IntegrationsModule,
         IntegrationKeysModule,
         WebhooksModule,

@@ -5,14 +5,13 @@ import { IncidentQueryService, type Principal } from '@im/access';
 import { inTimelineOrder, LedgerExports } from '../ledger-proof/ledger-exports';
 import type { TimelineExportFormat } from './timeline-export.query';
 import { renderTimelineMarkdown } from './timeline-markdown';
+import { MARKDOWN_CONTENT_TYPE } from '../markdown/markdown-text';
 
 /** An export's body, and its content type when it is not the JSON Fastify gives an object it serialises. */
 export interface TimelineExportAnswer {
   body: unknown[] | string | LedgerBundle;
   contentType?: string;
 }
-
-const MARKDOWN_CONTENT_TYPE = 'text/markdown; charset=utf-8';
 
 /** GET /api/v1/incidents/:id/timeline/export: the caller's ledger export in the format asked (docs/api.md). */
 @Injectable()

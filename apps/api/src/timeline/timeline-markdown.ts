@@ -1,28 +1,7 @@
-import { type Incident, LINE_BREAK, oneLine } from '@im/incidents';
+import type { Incident } from '@im/incidents';
 import type { SignedHead } from '@im/ledger-proof';
 import type { TimelineEntry } from '@im/read-models';
-
-/** No raw HTML (so no HTML block either) and no entity references: `<` and `&` show as typed. */
-const escapeHtml = (value: string) => value.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-
-/**
- * A line of event text that cannot open a block. Leading whitespace goes (four spaces or a tab
- * open a code block; a paragraph does not show it anyway), then the character that would open a
- * block is backslash-escaped: ATX headings (#), setext underlines and rules (= - _ *), quotes (>),
- * lists (+ - * and the . or ) after digits), tables (| :), fences (``` ~~~: an unclosed one
- * swallows every later event) and link reference definitions ([).
- */
-const inert = (line: string) =>
-  line
-    .trimStart()
-    .replace(/^(?:[#>*+|=_:[-]|`(?=``)|~(?=~~))/, '\\$&')
-    .replace(/^(\d+)([.)])/, '$1\\$2');
-
-/** One line of text, placed after a label on a line of its own (so no block can start there). */
-const inline = (value: string) => oneLine(escapeHtml(value));
-
-/** Multi-line event text, kept readable but unable to forge structure. */
-const block = (value: string) => escapeHtml(value).split(LINE_BREAK).map(inert).join('\n');
+import { block, inert, inline, signedHeadParagraphs } from '../markdown/markdown-text';
 
 const dataValue = (value: unknown) => inline(typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -61,12 +40,6 @@ export function renderTimelineMarkdown(incidentId: string, entries: TimelineEntr
     data.forEach(([key, value]) => lines.push(`- ${inert(inline(key))}: ${dataValue(value)}`));
     lines.push('');
   }
-  if (head) {
-    lines.push(`Ledger head: chain ${head.chain}, n ${head.n}, hash ${String(head.hash)}, key ${inline(head.kid)}, signed at ${head.signed_at}`, '');
-    lines.push(
-      `Verify: save GET /api/v1/incidents/${inline(incidentId)}/timeline/export?format=ledger as bundle.json, then run npm run verify -- bundle.json --key ${about.serviceUrl}/api/v1/ledger/keys`,
-      '',
-    );
-  }
+  if (head) lines.push(...signedHeadParagraphs(incidentId, head, about.serviceUrl));
   return lines.join('\n');
 }

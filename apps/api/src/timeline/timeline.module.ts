@@ -22,6 +22,6 @@ import { TimelineReader } from './timeline-reader.service';
     TimelineExports,
     { provide: CURSOR_KEY, inject: [APP_CONFIG], useFactory: cursorKey },
   ],
-  exports: [TimelineReader, TimelineCursors],
+  exports: [TimelineReader, TimelineCursors, LedgerExports],
 })
 export class TimelineModule {}
