@@ -279,6 +279,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/incidents/{id}/postmortem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A postmortem draft in Markdown, from the ledger as the caller may see it (as the Markdown export); needs timeline.exporter
+         * @description Sections: `# Postmortem: <title>`, `## Summary` (record times, time to acknowledge and to resolve), `## Responders` (RACI roles, who was paged), `## Timeline` (one line per event, UTC, oldest first), `## Contributing factors` and `## Action items` (for the team), then the signed head and how to verify it. Events are withheld and redacted exactly as in the Markdown export; an unknown or withheld incident is 404.
+         */
+        get: operations["PostmortemController_postmortem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/integrations/alertmanager": {
         parameters: {
             query?: never;
@@ -724,6 +744,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who runs the projections, each outbound channel and the timers now: one process each, holding its lease (any authenticated caller) */
+        get: operations["LeasesController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/incidents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Response metrics of the incidents declared in [from, to) that the caller may see, grouped; needs timeline.reader
+         * @description Times are seconds between ledger record times; percentiles are nearest-rank; canceled and duplicate incidents count in their own fields only (docs/api.md, "Insights: response metrics"). `Accept: text/csv` answers the same groups as CSV (RFC 4180) with the header row `key,incidents,acknowledged,resolved,escalated,canceled,duplicates,alerts,tta_p50,tta_p90,tta_mean,ttr_p50,ttr_p90,ttr_mean`.
+         */
+        get: operations["InsightsController_incidentMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/validate": {
         parameters: {
             query?: never;
@@ -1125,21 +1182,23 @@ export interface components {
             /** @default ./data */
             DATA_DIR: string;
             /**
-             * @description kurrentdb needs KURRENTDB_URL and READ_STORE=mongodb
+             * @description kurrentdb needs KURRENTDB_URL and READ_STORE=mongodb; postgres needs POSTGRES_URL
              * @default sqlite
              * @enum {unknown}
              */
-            EVENT_STORE: "sqlite" | "kurrentdb";
+            EVENT_STORE: "sqlite" | "kurrentdb" | "postgres";
             /**
-             * @description mongodb needs MONGODB_URL
+             * @description mongodb needs MONGODB_URL; postgres needs POSTGRES_URL
              * @default sqlite
              * @enum {unknown}
              */
-            READ_STORE: "sqlite" | "mongodb";
+            READ_STORE: "sqlite" | "mongodb" | "postgres";
             /** @description e.g. kurrentdb://localhost:2113?tls=false */
             KURRENTDB_URL?: string;
             /** @description e.g. mongodb://localhost:27017/incidents?replicaSet=rs0 */
             MONGODB_URL?: string;
+            /** @description any libpq connection string, e.g. postgres://incidents@localhost:5432/incidents */
+            POSTGRES_URL?: string;
             /**
              * @description external: run apps/projector as its own process
              * @default embedded
@@ -2632,6 +2691,64 @@ export interface operations {
                             reason: string;
                         };
                     };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role timeline.exporter */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    PostmortemController_postmortem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
                 };
             };
             /** @description Missing or invalid bearer token */
@@ -6056,6 +6173,168 @@ export interface operations {
             };
             /** @description Storage full: nothing was written */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    LeasesController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per lease; holder null while none holds it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        leases: {
+                            /** @example projections */
+                            name: string;
+                            holder: {
+                                pid: number;
+                                host: string;
+                                /** @enum {string} */
+                                kind: "api" | "projector";
+                            } | null;
+                            /** Format: date-time */
+                            since: string | null;
+                            /** Format: date-time */
+                            expires_at: string | null;
+                            /** @description Grows by one at every change of holder (the fencing token) */
+                            generation: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    InsightsController_incidentMetrics: {
+        parameters: {
+            query: {
+                /** @description week: the ISO week, UTC */
+                group_by?: "service" | "severity" | "week" | "none";
+                /** @description Exclusive, after from and at most 366 days from it */
+                to: string;
+                /** @description Inclusive; an RFC 3339 timestamp with a real calendar date, seconds 00-59 (no leap second) and Z or a ±hh:mm offset, e.g. 2026-11-22T10:00:00Z */
+                from: string;
+            };
+            header?: {
+                accept?: "application/json" | "text/csv";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups; as CSV an attachment (Content-Disposition), one row per group, empty fields for nulls */
+            200: {
+                headers: {
+                    /** @description CSV only: attachment; filename="incident-metrics-<from>-<to>.csv" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        /** @enum {string} */
+                        group_by: "service" | "severity" | "week" | "none";
+                        /** @description Sorted by key, null last */
+                        groups: {
+                            /** @description The service's name (its id once deleted; null: no service), the severity (SEV-1), the ISO week (2026-W49), or null for none */
+                            key: string | null;
+                            /** @description Declared in the window, neither canceled nor a duplicate */
+                            incidents: number;
+                            acknowledged: number;
+                            resolved: number;
+                            /** @description With at least one im.paging.escalate */
+                            escalated: number;
+                            canceled: number;
+                            duplicates: number;
+                            alerts: number;
+                            /** @description From the declaration's record time to the first acknowledgement's */
+                            time_to_acknowledge: {
+                                /** @description Seconds; null when no incident of the group has the time */
+                                p50: number | null;
+                                /** @description Seconds; null when no incident of the group has the time */
+                                p90: number | null;
+                                /** @description Seconds; null when no incident of the group has the time */
+                                mean: number | null;
+                            };
+                            /** @description From the declaration's record time to the first resolution's */
+                            time_to_resolve: {
+                                /** @description Seconds; null when no incident of the group has the time */
+                                p50: number | null;
+                                /** @description Seconds; null when no incident of the group has the time */
+                                p90: number | null;
+                                /** @description Seconds; null when no incident of the group has the time */
+                                mean: number | null;
+                            };
+                        }[];
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The token lacks the role timeline.reader */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Policy decision point unavailable, views lagging, or storage failing */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -60,23 +60,17 @@ export async function readTimeline(token: string, id: string, filter: TimelineFi
   return answer(await api.GET('/api/v1/incidents/{id}/timeline', { params: { path: { id }, query }, ...withToken(token) })).events;
 }
 
-/** The export as a file to save: JSON (the CloudEvents) or Markdown. */
-export async function exportTimeline(token: string, id: string, format: 'json' | 'markdown'): Promise<Blob> {
-  const { data, error, response } = await api.GET('/api/v1/incidents/{id}/timeline/export', {
-    params: { path: { id }, query: { format } },
-    parseAs: 'blob',
-    ...withToken(token),
-  });
+/** A file the api answered (read with `parseAs: 'blob'`), or its refusal. */
+export function file({ data, error, response }: { data?: unknown; error?: unknown; response: Response }): Blob {
   if (error !== undefined || !data) throw refused(response, error);
   return data as Blob;
 }
 
-/** A route the generated types do not have yet: called with the token, refused as the others are. */
-export async function fetchWithToken(token: string, path: string, accept: string): Promise<Response> {
-  const response = await fetch(new URL(path, location.origin), { headers: { authorization: `Bearer ${token}`, accept } });
-  if (!response.ok) throw refused(response, await response.json().catch(() => undefined));
-  return response;
-}
+/** The export as a file to save: JSON (the CloudEvents) or Markdown. */
+export const exportTimeline = async (token: string, id: string, format: 'json' | 'markdown'): Promise<Blob> =>
+  file(await api.GET('/api/v1/incidents/{id}/timeline/export', { params: { path: { id }, query: { format } }, parseAs: 'blob', ...withToken(token) }));
 
 /** The postmortem draft (Markdown, timeline.exporter), a file to save. */
-export const postmortem = async (token: string, id: string): Promise<Blob> => (await fetchWithToken(token, `/api/v1/incidents/${encodeURIComponent(id)}/postmortem`, 'text/markdown')).blob();
+export const postmortem = async (token: string, id: string): Promise<Blob> =>
+  file(await api.GET('/api/v1/incidents/{id}/postmortem', { params: { path: { id } }, parseAs: 'blob', ...withToken(token) }));
+
