@@ -157,7 +157,7 @@ describe('the console’s Insights page and postmortem in a browser', () => {
   });
 
   inBrowser('follows the window chosen: fewer weeks, or weeks a year ago with no incident, said so in words', async () => {
-    await desk.getByLabel('Weeks').selectOption('4');
+    await desk.getByRole('combobox', { name: 'Weeks' }).selectOption('4');
     await desk.getByRole('img', { name: /in the 1 of 4 weeks with incidents acknowledged/ }).waitFor();
     const yearAgo = new Date(Date.now() - 365 * 24 * 60 * 60 * 1000);
     const { weeks } = weeksUntil(yearAgo, 4);
