@@ -6,7 +6,7 @@ import { weeksUntil } from '../apps/console/src/views/weeks';
 import { startTestApp, type TestApp } from './support/app';
 import { launchChromium } from './support/browser';
 import { requireConsoleBuild } from './support/console-build';
-import { accessibilityProblems, PHONE, signedIn } from './support/console-pages';
+import { noProblems, PHONE, signedIn, stepsInBrowser } from './support/console-pages';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
@@ -76,14 +76,8 @@ describe('the console’s Insights page and postmortem in a browser', () => {
     dataDir.remove();
   });
 
-  /** Each step says so when it had no browser (the suite then proves nothing, visibly). */
-  const inBrowser = (name: string, step: (browser: Browser) => Promise<void>, timeout = 60_000) =>
-    it(name, async () => {
-      if (!browser) return console.warn(`SKIPPED (no browser): ${name}`);
-      await step(browser);
-    }, timeout);
+  const inBrowser = stepsInBrowser(() => browser);
 
-  const noProblems = async (page: Page, name: string) => expect([name, await accessibilityProblems(page)]).toEqual([name, []]);
   const tableRows = (page: Page, caption: string) =>
     page.getByRole('table', { name: caption }).locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)));
   const openTables = async (page: Page) => {

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app';
 import { launchChromium } from './support/browser';
 import { requireConsoleBuild } from './support/console-build';
-import { accessibilityProblems, PHONE, signedIn } from './support/console-pages';
+import { noProblems, PHONE, signedIn, stepsInBrowser } from './support/console-pages';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
@@ -45,14 +45,8 @@ describe('the console’s on-call views in a browser', () => {
     dataDir.remove();
   });
 
-  /** Each step says so when it had no browser (the suite then proves nothing, visibly). */
-  const inBrowser = (name: string, step: (browser: Browser) => Promise<void>, timeout = 60_000) =>
-    it(name, async () => {
-      if (!browser) return console.warn(`SKIPPED (no browser): ${name}`);
-      await step(browser);
-    }, timeout);
+  const inBrowser = stepsInBrowser(() => browser);
 
-  const noProblems = async (page: Page, name: string) => expect([name, await accessibilityProblems(page)]).toEqual([name, []]);
 
   /** Midnight of a day from today in the browser's (this process's) time zone, as a datetime-local field holds it. */
   const localDay = (days: number, hour = 0) => {

@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from './support/app';
 import { launchChromium } from './support/browser';
 import { requireConsoleBuild } from './support/console-build';
-import { accessibilityProblems, PHONE, signedIn } from './support/console-pages';
+import { accessibilityProblems, PHONE, signedIn, stepsInBrowser } from './support/console-pages';
 import { tempDir } from './support/temp-dir';
 import { bearer, token } from './support/tokens';
 
@@ -67,12 +67,7 @@ describe('the web console in a browser', () => {
     dataDir.remove();
   });
 
-  /** Each step says so when it had no browser (the suite then proves nothing, visibly). */
-  const inBrowser = (name: string, step: (browser: Browser) => Promise<void>, timeout = 60_000) =>
-    it(name, async () => {
-      if (!browser) return console.warn(`SKIPPED (no browser): ${name}`);
-      await step(browser);
-    }, timeout);
+  const inBrowser = stepsInBrowser(() => browser);
 
   inBrowser('signs in as a chosen user onto the list of incidents, and shows their own (empty) incidents', async () => {
     await responder.getByText('None: no incident matching this is open, acknowledged or mitigated.').waitFor();

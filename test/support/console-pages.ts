@@ -48,3 +48,16 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
   }[];
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.targets.join(', ')}`);
 }
+
+/** `it` for a step in the browser `browser()` answers; a step without one says so (the suite then proves nothing, visibly). */
+export function stepsInBrowser(browser: () => Browser | undefined) {
+  return (name: string, step: (browser: Browser) => Promise<void>, timeout = 60_000) =>
+    it(name, async () => {
+      const launched = browser();
+      if (!launched) return console.warn(`SKIPPED (no browser): ${name}`);
+      await step(launched);
+    }, timeout);
+}
+
+/** No serious or critical axe violation on the page; `name` says which page failed. */
+export const noProblems = async (page: Page, name: string) => expect([name, await accessibilityProblems(page)]).toEqual([name, []]);
