@@ -59,7 +59,8 @@ export const incidentMetricsProjection: Projection<IncidentFacts> = {
     },
     // The window (a range of declarations), the visibility filtered inside the index. Not covering every fact: SQLite
     // counts a generated column as reading them all, so it reads the rows anyway, and PostgreSQL scans the table for a
-    // year; the wider index showed no faster read and twice this model's share of a catch-up (docs/benchmarks.md, "Response metrics").
+    // year; an index of every fact read no faster and is written at every change of one, where these two columns never
+    // change after the opening (docs/benchmarks.md, "Response metrics (issue 51): where the time goes").
     indexes: [{ name: 'by_declared', on: ['declaredAt', 'visibility'] }],
   }),
 };
