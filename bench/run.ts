@@ -15,6 +15,7 @@ import { memory } from './memory.bench';
 import { oncallAnswers } from './oncall.bench';
 import { paging } from './paging.bench';
 import { ledgerVerify } from './ledger-verify.bench';
+import { incidentMetrics } from './metrics.bench';
 import { graphqlReads } from './graphql.bench';
 import { policyOverhead } from './policy.bench';
 import { postgresAppends } from './postgres.bench';
@@ -37,6 +38,7 @@ const WORKLOADS: Record<string, (seconds: number) => Promise<string>> = {
   paging,
   memory,
   postgres: postgresAppends,
+  metrics: incidentMetrics,
 };
 
 function machine(): string {

@@ -97,7 +97,7 @@ const parseJson = (text: string | null) => (text === null ? undefined : JSON.par
 export const timelineRow = ({ position, incidentId, eventTime, visibility, dataClass, view }: TimelineColumnValues, doc: StoredDoc): TimelineRow =>
   storedTimelineRow(doc, position, { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
 
-/** The columns of the incident_metrics read model a window reads, in the order of `factsOf`: all in its index, so the document is never read. */
+/** The columns of the incident_metrics read model a window reads, in the order of `factsOf`: every fact is a column, so no document is parsed. */
 const FACT_COLUMNS = 'key, declared_at, severity, service_id, visibility, outcome, acknowledged_at, resolved_at, escalated, alerts';
 
 /**

@@ -56,8 +56,8 @@ export type SqliteBackgroundReads = Pick<BackgroundReads, 'all' | 'close'>;
 export interface SqliteReadStoreOptions {
   /**
    * Runs the embedded store's workers for this file (@im/sqlite-runtime): the
-   * incident lists, loads of incidents by id and timeline pages on a
-   * read-only connection of their own (started with the first such read), the
+   * incident lists, loads of incidents by id, timeline pages and the
+   * response metrics' window on a read-only connection of their own (started with the first such read), the
    * indexes that end a bulk load, and the WAL's checkpoints. Without (most
    * tests), all runs on the store's connection.
    */
@@ -188,6 +188,7 @@ export class SqliteReadStore implements ReadStore {
     };
     const metrics = this.collection(incidentMetricsProjection.name);
     this.metrics = {
+      // The window's rows as one JSON text, parsed at once: half the time of 100,000 rows of ten values each (docs/benchmarks.md, "Response metrics").
       factsIn: async (query) => {
         const plan = () => metricsWindow(`${metrics.name} ${metrics.indexedBy('by_declared')}`, query, (columns) => `json_group_array(json_array(${columns}))`);
         const [rows] = (await lists.all(plan, 'pluck')) as [string];
