@@ -270,3 +270,30 @@ describe('GraphQL incidentMetrics', () => {
     expect(res.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);
   });
 });
+
+// Last: it adds incidents to the window. Answers are kept while nothing they depend on changes (docs/api.md).
+describe('answers kept between changes', () => {
+  const checkout = async (as = READER) => (await metrics(windowQuery('service'), as).expect(200)).body.groups.find((g: { key: string }) => g.key === CHECKOUT);
+
+  it('answers anew once an incident the caller may see changes, and not for a withheld one', async () => {
+    const before = await checkout();
+    const writerBefore = (await metrics(windowQuery(), WRITER).expect(200)).body.groups[0].incidents;
+    await declare({ severity: 'SEV-1', visibility: 'confidential' });
+    expect(await checkout()).toEqual(before);
+    expect((await metrics(windowQuery(), WRITER).expect(200)).body.groups[0].incidents).toBe(writerBefore + 1);
+    const added = await declareOf(CHECKOUT, 'SEV_3');
+    expect((await checkout()).incidents).toBe(before.incidents + 1);
+    await move(added, 'ack');
+    expect((await checkout()).acknowledged).toBe(before.acknowledged + 1);
+  });
+
+  it('names a service by its name now', async () => {
+    const services = (await t.http().get('/api/v1/services').set(ADMIN).expect(200)).body.items as { id: string; name: string; escalation_policy_id: string | null }[];
+    const service = services.find((s) => s.name === CHECKOUT)!;
+    const before = await checkout();
+    await t.http().put(`/api/v1/services/${service.id}`).set(ADMIN).send({ name: 'Checkout EU', escalation_policy_id: service.escalation_policy_id }).expect(200);
+    const groups = (await metrics(windowQuery('service')).expect(200)).body.groups;
+    expect(groups.find((g: { key: string }) => g.key === 'Checkout EU')).toEqual({ ...before, key: 'Checkout EU' });
+    expect(groups.some((g: { key: string }) => g.key === CHECKOUT)).toBe(false);
+  });
+});

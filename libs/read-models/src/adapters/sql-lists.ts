@@ -112,6 +112,14 @@ export function metricsWindow(table: string, { from, to, visibleLevels }: Incide
   return { sql: `SELECT ${select(FACT_COLUMNS)} FROM ${table} WHERE ${where.join(' AND ')}`, params };
 }
 
+/** The latest change to the facts of an incident the levels cover, from the newest down the position index. */
+export function latestVisibleChange(table: string, visibleLevels: readonly string[]): { sql: string; params: unknown[] } {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  visibleTo(where, params, visibleLevels);
+  return { sql: `SELECT position FROM ${table} WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT 1`, params };
+}
+
 /** A row of FACT_COLUMNS, as an array; the integers as SQLite (number) or PostgreSQL (bigint) gives them. */
 export type FactColumns = [string, string, string, string | null, string | null, string, string | null, string | null, number | bigint, number | bigint];
 

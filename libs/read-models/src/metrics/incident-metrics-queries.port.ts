@@ -21,4 +21,10 @@ export const INCIDENT_METRICS_QUERIES = Symbol('INCIDENT_METRICS_QUERIES');
 export interface IncidentMetricsQueries {
   /** Every incident whose declaration was recorded in [from, to) and whose visibility is covered, in no particular order. */
   factsIn(query: IncidentFactsQuery): Promise<IncidentFacts[]>;
+  /**
+   * The log position of the latest change to the facts of an incident the levels cover (0 when there is none). An
+   * event that changes no such fact leaves it, so an answer computed at one value holds while it stays; a withheld
+   * incident's change never moves it, so nothing about one shows in when answers are computed anew.
+   */
+  lastChange(visibleLevels: string[]): Promise<bigint>;
 }

@@ -95,6 +95,20 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
       expect(await ids(['internal', 'restricted'])).toEqual(['INC-00000001', 'INC-00000002', 'INC-00000003']);
     });
 
+    it('answers the position of the latest change to the facts of an incident the caller may see, and 0 for none', async () => {
+      expect(await store.metrics.lastChange(['internal'])).toBe(0n);
+      await save([facts('INC-00000001', '2026-12-01T10:00:00.000Z'), facts('INC-00000002', '2026-12-01T10:00:00.000Z', { visibility: 'internal' })]);
+      const seen = position;
+      expect(await store.metrics.lastChange(['internal'])).toBe(seen);
+      expect(await store.metrics.lastChange([])).toBe(seen - 1n);
+      // A withheld incident's change moves only what its cleared callers are answered.
+      await save([facts('INC-00000003', '2026-12-01T10:00:00.000Z', { visibility: 'restricted', acknowledgedAt: '2026-12-01T10:01:00.000Z' })]);
+      expect(await store.metrics.lastChange(['internal'])).toBe(seen);
+      expect(await store.metrics.lastChange(['internal', 'restricted'])).toBe(position);
+      await save([facts('INC-00000001', '2026-12-01T10:00:00.000Z', { resolvedAt: '2026-12-01T11:00:00.000Z' })]);
+      expect(await store.metrics.lastChange([])).toBe(position);
+    });
+
     it('answers the facts the projection folds from an incident stream', async () => {
       const stream = 'incident-INC-0000abcd';
       const event = (type: string, recordedAt: string, extra: Record<string, unknown> = {}): RecordedEvent => ({

@@ -211,6 +211,10 @@ export class MongoReadStore implements ReadStore {
           alerts: q.alerts,
         }));
       },
+      lastChange: async (visibleLevels) => {
+        const latest = await metrics.findOne({ 'q.visibility': { $in: [null, ...visibleLevels] } }, { position: 1 }).sort({ position: -1 }).lean();
+        return latest ? fromHex(latest.position) : 0n;
+      },
     };
   }
 

@@ -20,7 +20,7 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
-import { type FactColumns, factsOf, incidentPage, isOneOf, type ListClause, metricsWindow, timelinePage, timelineRow } from '../sql-lists';
+import { type FactColumns, factsOf, incidentPage, isOneOf, latestVisibleChange, type ListClause, metricsWindow, timelinePage, timelineRow } from '../sql-lists';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
@@ -193,6 +193,10 @@ export class SqliteReadStore implements ReadStore {
         const plan = () => metricsWindow(`${metrics.name} ${metrics.indexedBy('by_declared')}`, query, (columns) => `json_group_array(json_array(${columns}))`);
         const [rows] = (await lists.all(plan, 'pluck')) as [string];
         return (JSON.parse(rows) as FactColumns[]).map(factsOf);
+      },
+      lastChange: async (visibleLevels) => {
+        const { sql, params } = latestVisibleChange(`${metrics.name} ${metrics.indexedBy('by_change')}`, visibleLevels);
+        return BigInt((this.sql.get(sql).pluck().get(...params) as number | undefined) ?? 0);
       },
     };
   }
