@@ -29,6 +29,16 @@ export interface IncidentFacts {
   alerts: number;
 }
 
+/** An incident's facts when it opens: nothing has happened to it yet but its alerts. */
+export const factsAtOpening = (opening: Pick<IncidentFacts, 'id' | 'declaredAt' | 'severity' | 'visibility' | 'alerts'>): IncidentFacts => ({
+  ...opening,
+  serviceId: null,
+  outcome: 'counted',
+  acknowledgedAt: null,
+  resolvedAt: null,
+  escalated: false,
+});
+
 export const METRICS_GROUPINGS = ['service', 'severity', 'week', 'none'] as const;
 export type MetricsGrouping = (typeof METRICS_GROUPINGS)[number];
 

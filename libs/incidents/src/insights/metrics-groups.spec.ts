@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { type IncidentFacts, METRICS_GROUPINGS, type MetricsGroup } from './incident-metrics';
+import { factsAtOpening, type IncidentFacts, METRICS_GROUPINGS, type MetricsGroup } from './incident-metrics';
 import { isoWeek, metricsGroups } from './metrics-groups';
 import { SEVERITIES } from '../incident';
 
@@ -7,16 +7,7 @@ const DECLARED = '2026-12-01T10:00:00.000Z';
 const after = (seconds: number) => new Date(Date.parse(DECLARED) + seconds * 1000).toISOString();
 
 const facts = (id: string, extra: Partial<IncidentFacts> = {}): IncidentFacts => ({
-  id,
-  declaredAt: DECLARED,
-  severity: 'SEV-2',
-  serviceId: null,
-  visibility: null,
-  outcome: 'counted',
-  acknowledgedAt: null,
-  resolvedAt: null,
-  escalated: false,
-  alerts: 0,
+  ...factsAtOpening({ id, declaredAt: DECLARED, severity: 'SEV-2', visibility: null, alerts: 0 }),
   ...extra,
 });
 

@@ -1,4 +1,4 @@
-import type { IncidentFacts } from '@im/incidents';
+import { factsAtOpening, type IncidentFacts } from '@im/incidents';
 import type { RecordedEvent } from '@im/event-store';
 import type { ReadStore } from '../read-store';
 import type { ReadStoreHarness } from '../read-store.contract';
@@ -6,16 +6,7 @@ import { foldBatch } from '../projection-runner';
 import { incidentMetricsProjection } from './incident-metrics.projection';
 
 const facts = (id: string, declaredAt: string, over: Partial<IncidentFacts> = {}): IncidentFacts => ({
-  id,
-  declaredAt,
-  severity: 'SEV-2',
-  serviceId: null,
-  visibility: null,
-  outcome: 'counted',
-  acknowledgedAt: null,
-  resolvedAt: null,
-  escalated: false,
-  alerts: 0,
+  ...factsAtOpening({ id, declaredAt, severity: 'SEV-2', visibility: null, alerts: 0 }),
   ...over,
 });
 

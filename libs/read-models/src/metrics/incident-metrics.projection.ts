@@ -3,6 +3,7 @@ import {
   ALERT_TRIGGER_TYPE,
   DEFAULT_ALERT_SEVERITY,
   DUPLICATE_EVENT_TYPE,
+  factsAtOpening,
   INCIDENT_EVENT_TYPES as T,
   INCIDENT_STREAM_PREFIX,
   type IncidentFacts,
@@ -75,18 +76,13 @@ function opened({ streamId, event, recordedAt }: RecordedEvent): IncidentFacts |
   const data = (event.data ?? {}) as Record<string, unknown>;
   // As the incident's own fold: a declaration's severity was checked before it was appended; an alert's may be absent.
   const severity = event.type === T.declare || isSeverity(data.severity) ? (data.severity as Severity) : DEFAULT_ALERT_SEVERITY;
-  return {
+  return factsAtOpening({
     id: streamId.slice(INCIDENT_STREAM_PREFIX.length),
     declaredAt: recordedAt,
     severity,
-    serviceId: null,
     visibility: event['im.visibility'] ?? null,
-    outcome: 'counted',
-    acknowledgedAt: null,
-    resolvedAt: null,
-    escalated: false,
     alerts: event.type === ALERT_TRIGGER_TYPE ? 1 : 0,
-  };
+  });
 }
 
 /** The facts after one more event; the same document when the event changes none of them (the runner then writes nothing). */
