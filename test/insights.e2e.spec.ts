@@ -265,6 +265,11 @@ describe('GraphQL incidentMetrics', () => {
     expect(res.errors).toEqual([expect.objectContaining({ message, extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
   });
 
+  it('refuses a literal from that is not a string with BAD_USER_INPUT, not a server error', async () => {
+    const res = await graphql(`{ incidentMetrics(from: 123, to: "2026-01-01T00:00:00Z") { key } }`);
+    expect(res.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^from must be an RFC 3339 timestamp/), extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+  });
+
   it('refuses a caller without timeline.reader with FORBIDDEN', async () => {
     const res = await graphql(QUERY, { from, to }, NO_READER);
     expect(res.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);

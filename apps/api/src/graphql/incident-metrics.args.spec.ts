@@ -16,6 +16,8 @@ describe('parseIncidentMetricsArgs (incidentMetrics)', () => {
 
   it.each([
     [new Date('soon'), TO, `from must be ${TIMESTAMP_RULE}`],
+    // The scalar's answer to a literal that is not a string (from: 123).
+    [null, TO, `from must be ${TIMESTAMP_RULE}`],
     [FROM, new Date(Number.NaN), `to must be ${TIMESTAMP_RULE}`],
     [new Date('+010000-01-01T00:00:00Z'), new Date('+010000-01-02T00:00:00Z'), `from must be ${TIMESTAMP_RULE}`],
     [TO, FROM, 'to must be after from'],

@@ -5,6 +5,12 @@ import {
   DUPLICATE_EVENT_TYPE,
   factsAtOpening,
   INCIDENT_EVENT_TYPES as T,
+  LIFECYCLE,
+  type LifecycleMove,
+  REFUSED,
+  type Status,
+  transitionOf,
+  UNCHANGED,
   INCIDENT_STREAM_PREFIX,
   type IncidentFacts,
   isSeverity,
@@ -15,15 +21,20 @@ import {
 } from '@im/incidents';
 import { documentSchema, type Projection } from '../projection';
 
+/** The facts as stored, with the status the lifecycle table is read at (not a fact: no query reads it). */
+type FactsDocument = IncidentFacts & { status: Status };
+
 /**
  * The events that change an incident's facts. Every other event of its stream
- * (notes, roles, mitigations, pages, alert resolutions…) has no key here, so
+ * (notes, roles, pages, alert resolutions…) has no key here, so
  * the runner neither loads nor writes a document for it.
  */
 const FACT_TYPES = new Set<string>([
   T.declare,
   T.ack,
+  T.mitigate,
   T.resolve,
+  T.close,
   T.cancel,
   DUPLICATE_EVENT_TYPE,
   SEVERITY_CHANGED_TYPE,
@@ -35,13 +46,13 @@ const FACT_TYPES = new Set<string>([
 /**
  * The `incident_metrics` read model: what the response metrics need of each
  * incident (docs/api.md, "Insights"), keyed by incident id. Every time is
- * the ledger's record time, as the incident read model's. The ledger holds
- * only the moves its incident's lifecycle allowed (the decider refuses the
- * others before they are appended), so the first acknowledgement and
- * resolution recorded are the incident's, and a cancel or duplicate recorded
- * is final.
+ * the ledger's record time, as the incident read model's. Each document also
+ * keeps the incident's status, so a move is taken only where the lifecycle
+ * table allows it, as the incident's own fold does: a ledger written before
+ * cancel and duplicate were lifecycle moves may hold them after a resolution,
+ * and such an incident stays resolved here as it does everywhere else.
  */
-export const incidentMetricsProjection: Projection<IncidentFacts> = {
+export const incidentMetricsProjection: Projection<FactsDocument> = {
   name: 'incident_metrics',
   keyOf: ({ streamId, event }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) && FACT_TYPES.has(event.type) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined),
   evolve: (doc, recorded) => (doc ? evolveFacts(doc, recorded) : opened(recorded)),
@@ -71,32 +82,29 @@ export const incidentMetricsProjection: Projection<IncidentFacts> = {
 };
 
 /** The facts of an incident as the event that opens it (a declaration, or an alert that names no incident) gives them; any other event opens nothing. */
-function opened({ streamId, event, recordedAt }: RecordedEvent): IncidentFacts | undefined {
+function opened({ streamId, event, recordedAt }: RecordedEvent): FactsDocument | undefined {
   if (event.type !== T.declare && event.type !== ALERT_TRIGGER_TYPE) return undefined;
   const data = (event.data ?? {}) as Record<string, unknown>;
   // As the incident's own fold: a declaration's severity was checked before it was appended; an alert's may be absent.
   const severity = event.type === T.declare || isSeverity(data.severity) ? (data.severity as Severity) : DEFAULT_ALERT_SEVERITY;
-  return factsAtOpening({
+  const facts = factsAtOpening({
     id: streamId.slice(INCIDENT_STREAM_PREFIX.length),
     declaredAt: recordedAt,
     severity,
     visibility: event['im.visibility'] ?? null,
     alerts: event.type === ALERT_TRIGGER_TYPE ? 1 : 0,
   });
+  return { ...facts, status: 'open' };
 }
 
 /** The facts after one more event; the same document when the event changes none of them (the runner then writes nothing). */
-function evolveFacts(doc: IncidentFacts, { event, recordedAt }: RecordedEvent): IncidentFacts {
+function evolveFacts(doc: FactsDocument, { event, recordedAt }: RecordedEvent): FactsDocument {
   const data = (event.data ?? {}) as Record<string, unknown>;
+  const transition = transitionOf(event.type);
+  if (transition) return moved(doc, transition, recordedAt);
   switch (event.type) {
-    case T.ack:
-      return doc.acknowledgedAt === null ? { ...doc, acknowledgedAt: recordedAt } : doc;
-    case T.resolve:
-      return doc.resolvedAt === null ? { ...doc, resolvedAt: recordedAt } : doc;
-    case T.cancel:
-      return doc.outcome === 'counted' ? { ...doc, outcome: 'canceled' } : doc;
     case DUPLICATE_EVENT_TYPE:
-      return doc.outcome === 'counted' && typeof data.of === 'string' ? { ...doc, outcome: 'duplicate' } : doc;
+      return typeof data.of === 'string' ? moved(doc, 'duplicate', recordedAt) : doc;
     case SEVERITY_CHANGED_TYPE:
       return isSeverity(data.severity) && data.severity !== doc.severity ? { ...doc, severity: data.severity } : doc;
     case SERVICE_ASSIGNED_TYPE:
@@ -109,4 +117,15 @@ function evolveFacts(doc: IncidentFacts, { event, recordedAt }: RecordedEvent): 
     default:
       return doc;
   }
+}
+
+/** A lifecycle move, where the table allows it from the incident's status: the first acknowledgement and resolution, and how the incident ended. */
+function moved(doc: FactsDocument, move: LifecycleMove, recordedAt: string): FactsDocument {
+  const status = LIFECYCLE[doc.status][move];
+  if (status === REFUSED || status === UNCHANGED) return doc;
+  const next = { ...doc, status };
+  if (move === 'ack' && doc.acknowledgedAt === null) next.acknowledgedAt = recordedAt;
+  if (move === 'resolve' && doc.resolvedAt === null) next.resolvedAt = recordedAt;
+  if (status === 'canceled' || status === 'duplicate') next.outcome = status;
+  return next;
 }

@@ -212,7 +212,12 @@ export class MongoReadStore implements ReadStore {
         }));
       },
       lastChange: async (visibleLevels) => {
-        const latest = await metrics.findOne({ 'q.visibility': { $in: [null, ...visibleLevels] } }, { position: 1 }).sort({ position: -1 }).lean();
+        // A batch's documents land unordered and outside a transaction: only up to the checkpoint has every one of them landed.
+        const landed = hex(await this.checkpoint(incidentMetricsProjection.name));
+        const latest = await metrics
+          .findOne({ 'q.visibility': { $in: [null, ...visibleLevels] }, position: { $lte: landed } }, { position: 1 })
+          .sort({ position: -1 })
+          .lean();
         return latest ? fromHex(latest.position) : 0n;
       },
     };
