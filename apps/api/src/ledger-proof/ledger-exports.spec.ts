@@ -163,6 +163,7 @@ describe('every reader\'s export of an untampered ledger', () => {
       }),
       { numRuns: 100 },
     );
-    expect(literalChecks).toBeGreaterThan(50);
+    // Not vacuous: 100 runs check 50-80 events literally (a run fell on exactly 50 once), so a bound of 20 fails only when the check stops running.
+    expect(literalChecks).toBeGreaterThan(20);
   }, 60_000);
 });
