@@ -35,3 +35,4 @@ export * from './oncall/compiled-schedules';
 export * from './oncall/heartbeat.projection';
 export * from './metrics/incident-metrics.projection';
 export * from './metrics/incident-metrics-queries.port';
+export * from './metrics/incident-facts-index';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { factsAtOpening, type IncidentFacts, METRICS_GROUPINGS, type MetricsGroup } from './incident-metrics';
-import { isoWeek, metricsGroups } from './metrics-groups';
+import { factsAtOpening, type IncidentFacts, METRICS_GROUPINGS, type MetricsGroup, type MetricsGrouping } from './incident-metrics';
+import { isoWeek, measured, metricsGroups, select } from './metrics-groups';
 import { SEVERITIES } from '../incident';
 
 const DECLARED = '2026-12-01T10:00:00.000Z';
@@ -13,6 +13,9 @@ const facts = (id: string, extra: Partial<IncidentFacts> = {}): IncidentFacts =>
 
 const SERVICES: Record<string, string> = { 'svc-a': 'payments', 'svc-b': 'checkout', 'svc-c': 'payments' };
 const serviceName = (id: string) => SERVICES[id] ?? null;
+
+/** The groups of incidents as the facts give them, each measured as the api's copy of the read model measures it. */
+const groupsOf = (all: IncidentFacts[], groupBy: MetricsGrouping, names: (id: string) => string | null) => metricsGroups(all.map(measured), groupBy, names);
 
 const NO_TIMES = { p50: null, p90: null, mean: null };
 const EMPTY: Omit<MetricsGroup, 'key'> = {
@@ -29,12 +32,12 @@ const EMPTY: Omit<MetricsGroup, 'key'> = {
 
 describe('response metrics', () => {
   it('answers one empty group for none over no incidents, and no group for the other groupings', () => {
-    expect(metricsGroups([], 'none', serviceName)).toEqual([{ key: null, ...EMPTY }]);
-    for (const groupBy of ['service', 'severity', 'week'] as const) expect(metricsGroups([], groupBy, serviceName)).toEqual([]);
+    expect(groupsOf([], 'none', serviceName)).toEqual([{ key: null, ...EMPTY }]);
+    for (const groupBy of ['service', 'severity', 'week'] as const) expect(groupsOf([], groupBy, serviceName)).toEqual([]);
   });
 
   it('counts acknowledgements, resolutions, escalations and alerts, with times in seconds from the declaration', () => {
-    const [group] = metricsGroups(
+    const [group] = groupsOf(
       [
         facts('INC-1', { acknowledgedAt: after(30), resolvedAt: after(600), escalated: true, alerts: 3 }),
         facts('INC-2', { acknowledgedAt: after(90.5) }),
@@ -59,24 +62,24 @@ describe('response metrics', () => {
 
   it('counts canceled and duplicate incidents in their own fields only, whatever happened to them before', () => {
     const busy = { acknowledgedAt: after(10), resolvedAt: after(20), escalated: true, alerts: 5 };
-    const [group] = metricsGroups([facts('INC-1', { ...busy, outcome: 'canceled' }), facts('INC-2', { ...busy, outcome: 'duplicate' }), facts('INC-3', { outcome: 'duplicate' })], 'none', serviceName);
+    const [group] = groupsOf([facts('INC-1', { ...busy, outcome: 'canceled' }), facts('INC-2', { ...busy, outcome: 'duplicate' }), facts('INC-3', { outcome: 'duplicate' })], 'none', serviceName);
     expect(group).toEqual({ key: null, ...EMPTY, canceled: 1, duplicates: 2 });
   });
 
   it('takes percentiles by nearest rank: p50 of 1..10 is 5, p90 is 9; p90 of two is the larger', () => {
     const ten = Array.from({ length: 10 }, (_, i) => facts(`INC-${i}`, { acknowledgedAt: after(10 - i) }));
-    expect(metricsGroups(ten, 'none', serviceName)[0].time_to_acknowledge).toEqual({ p50: 5, p90: 9, mean: 5.5 });
+    expect(groupsOf(ten, 'none', serviceName)[0].time_to_acknowledge).toEqual({ p50: 5, p90: 9, mean: 5.5 });
     const two = [facts('INC-1', { resolvedAt: after(1) }), facts('INC-2', { resolvedAt: after(100) })];
-    expect(metricsGroups(two, 'none', serviceName)[0].time_to_resolve).toEqual({ p50: 1, p90: 100, mean: 50.5 });
+    expect(groupsOf(two, 'none', serviceName)[0].time_to_resolve).toEqual({ p50: 1, p90: 100, mean: 50.5 });
   });
 
   it('keeps millisecond precision and rounds the mean to the millisecond', () => {
     const three = [facts('INC-1', { acknowledgedAt: after(0.001) }), facts('INC-2', { acknowledgedAt: after(0.001) }), facts('INC-3', { acknowledgedAt: after(0.002) })];
-    expect(metricsGroups(three, 'none', serviceName)[0].time_to_acknowledge).toEqual({ p50: 0.001, p90: 0.002, mean: 0.001 });
+    expect(groupsOf(three, 'none', serviceName)[0].time_to_acknowledge).toEqual({ p50: 0.001, p90: 0.002, mean: 0.001 });
   });
 
   it('groups by service name, incidents of no service (or of a service without a name) last under null', () => {
-    const groups = metricsGroups(
+    const groups = groupsOf(
       [facts('INC-1', { serviceId: 'svc-a' }), facts('INC-2', { serviceId: 'svc-b' }), facts('INC-3', { serviceId: 'svc-c' }), facts('INC-4'), facts('INC-5', { serviceId: 'gone' })],
       'service',
       serviceName,
@@ -89,7 +92,7 @@ describe('response metrics', () => {
   });
 
   it('groups by REST severity, only severities with incidents, a group of canceled ones too', () => {
-    const groups = metricsGroups([facts('INC-1', { severity: 'SEV-3' }), facts('INC-2', { severity: 'SEV-1', outcome: 'canceled' }), facts('INC-3', { severity: 'SEV-3' })], 'severity', serviceName);
+    const groups = groupsOf([facts('INC-1', { severity: 'SEV-3' }), facts('INC-2', { severity: 'SEV-1', outcome: 'canceled' }), facts('INC-3', { severity: 'SEV-3' })], 'severity', serviceName);
     expect(groups).toEqual([
       { key: 'SEV-1', ...EMPTY, canceled: 1 },
       { key: 'SEV-3', ...EMPTY, incidents: 2 },
@@ -97,7 +100,7 @@ describe('response metrics', () => {
   });
 
   it('groups by ISO week of the declaration in UTC, with the ISO week-year', () => {
-    const groups = metricsGroups(
+    const groups = groupsOf(
       [
         facts('INC-1', { declaredAt: '2026-12-03T00:00:00.000Z' }),
         facts('INC-2', { declaredAt: '2026-12-31T23:59:59.999Z' }),
@@ -120,7 +123,7 @@ describe('response metrics', () => {
 
   it('sorts keys by code point, not by UTF-16 unit', () => {
     const names: Record<string, string> = { high: '\u{1F525} fire', private: '\uE000 private use', plain: 'zeta' };
-    const groups = metricsGroups(Object.keys(names).map((id) => facts(id, { serviceId: id })), 'service', (id) => names[id]);
+    const groups = groupsOf(Object.keys(names).map((id) => facts(id, { serviceId: id })), 'service', (id) => names[id]);
     expect(groups.map(({ key }) => key)).toEqual(['zeta', '\uE000 private use', '\u{1F525} fire']);
   });
 });
@@ -167,7 +170,7 @@ describe('response metrics, properties', () => {
   it('takes p50 and p90 as the naive nearest rank, and the mean to the millisecond', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 10 ** 9 }), { minLength: 1, maxLength: 200 }), (ms) => {
-        const [group] = metricsGroups(ms.map((taken, i) => facts(`INC-${i}`, { resolvedAt: new Date(Date.parse(DECLARED) + taken).toISOString() })), 'none', serviceName);
+        const [group] = groupsOf(ms.map((taken, i) => facts(`INC-${i}`, { resolvedAt: new Date(Date.parse(DECLARED) + taken).toISOString() })), 'none', serviceName);
         expect(group.time_to_resolve).toEqual({
           p50: naivePercentile(ms, 50)! / 1000,
           p90: naivePercentile(ms, 90)! / 1000,
@@ -177,11 +180,27 @@ describe('response metrics, properties', () => {
     );
   });
 
+  it('selects the value of any rank as a sort would put it there, with none greater before it and none smaller after, many equal values among them', () => {
+    const values = fc.array(fc.oneof(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 10 ** 9 })), { minLength: 1, maxLength: 300 });
+    fc.assert(
+      fc.property(values, fc.nat(), (list, seed) => {
+        const k = seed % list.length;
+        const selected = Float64Array.from(list);
+        select(selected, k, 0, list.length - 1);
+        const sorted = Float64Array.from(list).sort();
+        expect(selected[k]).toBe(sorted[k]);
+        expect(selected.subarray(0, k).every((value) => value <= sorted[k])).toBe(true);
+        expect(selected.subarray(k + 1).every((value) => value >= sorted[k])).toBe(true);
+        expect(Float64Array.from(selected).sort()).toEqual(sorted);
+      }),
+    );
+  });
+
   it('measures a time between any two record times as Date.parse does, in any year', () => {
     const instant = fc.integer({ min: Date.parse('0000-01-01T00:00:00.000Z'), max: Date.parse('9999-12-31T23:59:59.999Z') }).map((ms) => new Date(ms).toISOString());
     fc.assert(
       fc.property(instant, instant, (declaredAt, acknowledgedAt) => {
-        const [group] = metricsGroups([facts('INC-1', { declaredAt, acknowledgedAt })], 'none', serviceName);
+        const [group] = groupsOf([facts('INC-1', { declaredAt, acknowledgedAt })], 'none', serviceName);
         expect(group.time_to_acknowledge.p50).toBe((Date.parse(acknowledgedAt) - Date.parse(declaredAt)) / 1000);
       }),
     );
@@ -196,7 +215,7 @@ describe('response metrics, properties', () => {
   it('splits the incidents among the groups without losing or adding one, whatever the grouping', () => {
     fc.assert(
       fc.property(incidents, fc.constantFrom(...METRICS_GROUPINGS), (all, groupBy) => {
-        const groups = metricsGroups(all, groupBy, serviceName);
+        const groups = groupsOf(all, groupBy, serviceName);
         const counted = all.filter((incident) => incident.outcome === 'counted');
         expect(sum(groups, 'incidents')).toBe(counted.length);
         expect(sum(groups, 'canceled')).toBe(all.filter((incident) => incident.outcome === 'canceled').length);
@@ -223,7 +242,7 @@ describe('response metrics, properties', () => {
     };
     fc.assert(
       fc.property(incidents, fc.constantFrom(...METRICS_GROUPINGS), (all, groupBy) => {
-        const groups = metricsGroups(all, groupBy, serviceName);
+        const groups = groupsOf(all, groupBy, serviceName);
         const keys = groups.map(({ key }) => key);
         const named = keys.filter((key): key is string => key !== null);
         expect(new Set(keys).size).toBe(keys.length);
@@ -233,7 +252,7 @@ describe('response metrics, properties', () => {
         for (const group of groups) {
           const members = all.filter((incident) => keyOf[groupBy](incident) === group.key);
           if (groupBy !== 'none') expect(members.length).toBeGreaterThan(0);
-          expect(metricsGroups(members, 'none', serviceName)).toEqual([{ ...group, key: null }]);
+          expect(groupsOf(members, 'none', serviceName)).toEqual([{ ...group, key: null }]);
         }
         expect(groups.length).toBe(groupBy === 'none' ? 1 : new Set(all.map(keyOf[groupBy])).size);
       }),

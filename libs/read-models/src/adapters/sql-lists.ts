@@ -1,6 +1,6 @@
-import type { IncidentFacts, MetricsOutcome, Severity } from '@im/incidents';
+import type { MetricsOutcome, Severity } from '@im/incidents';
 import type { IncidentListQuery } from '../incidents/incident-queries.port';
-import type { IncidentFactsQuery } from '../metrics/incident-metrics-queries.port';
+import type { ChangedFacts } from '../metrics/incident-metrics-queries.port';
 import type { TimelineQuery, TimelineRow } from '../timeline/timeline-queries.port';
 import { type StoredDoc, storedTimelineRow } from '../timeline/timeline.projection';
 
@@ -97,41 +97,29 @@ const parseJson = (text: string | null) => (text === null ? undefined : JSON.par
 export const timelineRow = ({ position, incidentId, eventTime, visibility, dataClass, view }: TimelineColumnValues, doc: StoredDoc): TimelineRow =>
   storedTimelineRow(doc, position, { incidentId, eventTime, visibility: parseJson(visibility), dataClass: parseJson(dataClass), view });
 
-/** The columns of the incident_metrics read model a window reads, in the order of `factsOf`: every fact is a column, so no document is parsed. */
-const FACT_COLUMNS = 'key, declared_at, severity, service_id, visibility, outcome, acknowledged_at, resolved_at, escalated, alerts';
+/** The columns of the incident_metrics read model its changes are read from, in the order of `changedFactsOf`: every fact is a column, so no document is parsed. */
+export const CHANGED_FACT_COLUMNS = 'key, declared_at, severity, service_id, visibility, outcome, acknowledged_at, resolved_at, escalated, alerts, position';
 
-/**
- * The statement of the incidents declared in [from, to) that the caller sees,
- * from `table` (with SQLite's index hint); `select` may wrap the columns (SQLite
- * answers them as one JSON array).
- */
-export function metricsWindow(table: string, { from, to, visibleLevels }: IncidentFactsQuery, select = (columns: string) => columns): { sql: string; params: unknown[] } {
-  const where = ['declared_at >= ?', 'declared_at < ?'];
-  const params: unknown[] = [from, to];
-  visibleTo(where, params, visibleLevels);
-  return { sql: `SELECT ${select(FACT_COLUMNS)} FROM ${table} WHERE ${where.join(' AND ')}`, params };
+/** The statement of the incidents whose facts changed after a position, the earliest `limit` changes, from `table` (with SQLite's index hint). */
+export function changedFacts(table: string, after: bigint, limit: number): { sql: string; params: unknown[] } {
+  return { sql: `SELECT ${CHANGED_FACT_COLUMNS} FROM ${table} WHERE position > ? ORDER BY position LIMIT ?`, params: [after, limit] };
 }
 
-/** The latest change to the facts of an incident the levels cover, from the newest down the position index. */
-export function latestVisibleChange(table: string, visibleLevels: readonly string[]): { sql: string; params: unknown[] } {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  visibleTo(where, params, visibleLevels);
-  return { sql: `SELECT position FROM ${table} WHERE ${where.join(' AND ')} ORDER BY position DESC LIMIT 1`, params };
-}
+/** A row of CHANGED_FACT_COLUMNS, as an array; the integers as SQLite (number) or PostgreSQL (bigint) gives them. */
+export type ChangedFactColumns = [string, string, string, string | null, string | null, string, string | null, string | null, number | bigint, number | bigint, number | bigint];
 
-/** A row of FACT_COLUMNS, as an array; the integers as SQLite (number) or PostgreSQL (bigint) gives them. */
-export type FactColumns = [string, string, string, string | null, string | null, string, string | null, string | null, number | bigint, number | bigint];
-
-export const factsOf = ([id, declaredAt, severity, serviceId, visibility, outcome, acknowledgedAt, resolvedAt, escalated, alerts]: FactColumns): IncidentFacts => ({
-  id,
-  declaredAt,
-  severity: severity as Severity,
-  serviceId,
-  visibility,
-  outcome: outcome as MetricsOutcome,
-  acknowledgedAt,
-  resolvedAt,
-  escalated: Number(escalated) === 1,
-  alerts: Number(alerts),
+export const changedFactsOf = ([id, declaredAt, severity, serviceId, visibility, outcome, acknowledgedAt, resolvedAt, escalated, alerts, position]: ChangedFactColumns): ChangedFacts => ({
+  facts: {
+    id,
+    declaredAt,
+    severity: severity as Severity,
+    serviceId,
+    visibility,
+    outcome: outcome as MetricsOutcome,
+    acknowledgedAt,
+    resolvedAt,
+    escalated: Number(escalated) === 1,
+    alerts: Number(alerts),
+  },
+  position: BigInt(position),
 });

@@ -10,8 +10,6 @@ const facts = (id: string, declaredAt: string, over: Partial<IncidentFacts> = {}
   ...over,
 });
 
-const byId = (found: IncidentFacts[]) => [...found].sort((a, b) => (a.id < b.id ? -1 : 1));
-
 /** The behaviour every IncidentMetricsQueries adapter must show, over the read store's harness. */
 export function describeIncidentMetricsContract(adapter: string, makeHarness: () => ReadStoreHarness): void {
   describe(`IncidentMetricsQueries contract: ${adapter}`, () => {
@@ -34,9 +32,9 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
       const writes = docs.map((doc) => ({ key: doc.id, doc, position: ++position }));
       return store.commit(name, writes, position);
     };
-    const everyone = { from: '2000-01-01T00:00:00.000Z', to: '2100-01-01T00:00:00.000Z', visibleLevels: ['internal', 'restricted'] };
+    const changed = async (after = 0n, limit = 1000) => (await store.metrics.changedSince(after, limit)).map(({ facts, position }) => ({ id: facts.id, position, facts }));
 
-    it('answers every fact as it was written', async () => {
+    it('answers every fact as it was written, with the position of its change', async () => {
       const written = [
         facts('INC-00000001', '2026-12-01T10:00:00.000Z', {
           severity: 'SEV-1',
@@ -48,56 +46,48 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
           alerts: 2_000_000_000,
         }),
         facts('INC-00000002', '2026-12-01T10:00:00.000Z', { outcome: 'canceled', acknowledgedAt: '2026-12-01T10:01:00.000Z' }),
-        facts('INC-00000003', '2026-12-02T00:00:00.000Z', { outcome: 'duplicate', severity: 'SEV-4', serviceId: 'svc-2' }),
+        facts('INC-00000003', '2026-12-02T00:00:00.000Z', { outcome: 'duplicate', severity: 'SEV-4', serviceId: 'svc-2', visibility: 'internal' }),
       ];
       await save(written);
-      expect(byId(await store.metrics.factsIn(everyone))).toEqual(written);
+      expect(await store.metrics.changedSince(0n, 10)).toEqual(written.map((doc, i) => ({ facts: doc, position: position - 2n + BigInt(i) })));
     });
 
-    it('answers the facts as they are now: an incident written again is answered once, as last written', async () => {
+    it('answers an incident written again once, as last written, at its latest change', async () => {
       const declared = facts('INC-00000001', '2026-12-01T10:00:00.000Z', { serviceId: 'svc-1' });
-      await save([declared]);
+      await save([declared, facts('INC-00000002', '2026-12-01T10:00:00.000Z')]);
       const resolved = { ...declared, acknowledgedAt: '2026-12-01T10:05:00.000Z', resolvedAt: '2026-12-01T10:09:00.000Z', escalated: true, alerts: 3, severity: 'SEV-1' as const };
       await save([resolved]);
-      expect(await store.metrics.factsIn(everyone)).toEqual([resolved]);
-    });
-
-    it('answers the incidents declared from `from` (included) to `to` (excluded), to the millisecond', async () => {
-      await save([
-        facts('INC-00000001', '2026-11-30T23:59:59.999Z'),
-        facts('INC-00000002', '2026-12-01T00:00:00.000Z'),
-        facts('INC-00000003', '2026-12-07T23:59:59.999Z'),
-        facts('INC-00000004', '2026-12-08T00:00:00.000Z'),
+      expect((await changed()).map(({ id, position }) => [id, position])).toEqual([
+        ['INC-00000002', position - 1n],
+        ['INC-00000001', position],
       ]);
-      const found = await store.metrics.factsIn({ ...everyone, from: '2026-12-01T00:00:00.000Z', to: '2026-12-08T00:00:00.000Z' });
-      expect(byId(found).map(({ id }) => id)).toEqual(['INC-00000002', 'INC-00000003']);
-      expect(await store.metrics.factsIn({ ...everyone, from: '2026-12-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' })).toEqual([]);
+      expect((await changed()).find(({ id }) => id === 'INC-00000001')?.facts).toEqual(resolved);
     });
 
-    it('leaves out the incidents declared with a visibility the caller is not cleared for; those without one are always in', async () => {
-      await save([
-        facts('INC-00000001', '2026-12-01T10:00:00.000Z'),
-        facts('INC-00000002', '2026-12-01T10:00:00.000Z', { visibility: 'internal' }),
-        facts('INC-00000003', '2026-12-01T10:00:00.000Z', { visibility: 'restricted' }),
-      ]);
-      const ids = async (visibleLevels: string[]) => byId(await store.metrics.factsIn({ ...everyone, visibleLevels })).map(({ id }) => id);
-      expect(await ids(['public', 'internal'])).toEqual(['INC-00000001', 'INC-00000002']);
-      expect(await ids([])).toEqual(['INC-00000001']);
-      expect(await ids(['internal', 'restricted'])).toEqual(['INC-00000001', 'INC-00000002', 'INC-00000003']);
+    it('answers only the changes after the position asked, the earliest first, at most the limit', async () => {
+      await save(['1', '2', '3', '4', '5'].map((n) => facts(`INC-0000000${n}`, '2026-12-01T10:00:00.000Z')));
+      const ids = async (after: bigint, limit: number) => (await changed(after, limit)).map(({ id }) => id);
+      expect(await ids(position - 3n, 2)).toEqual(['INC-00000003', 'INC-00000004']);
+      expect(await ids(position, 10)).toEqual([]);
+      expect(await ids(0n, 0)).toEqual([]);
     });
 
-    it('answers the position of the latest change to the facts of an incident the caller may see, and 0 for none', async () => {
-      expect(await store.metrics.lastChange(['internal'])).toBe(0n);
-      await save([facts('INC-00000001', '2026-12-01T10:00:00.000Z'), facts('INC-00000002', '2026-12-01T10:00:00.000Z', { visibility: 'internal' })]);
-      const seen = position;
-      expect(await store.metrics.lastChange(['internal'])).toBe(seen);
-      expect(await store.metrics.lastChange([])).toBe(seen - 1n);
-      // A withheld incident's change moves only what its cleared callers are answered.
-      await save([facts('INC-00000003', '2026-12-01T10:00:00.000Z', { visibility: 'restricted', acknowledgedAt: '2026-12-01T10:01:00.000Z' })]);
-      expect(await store.metrics.lastChange(['internal'])).toBe(seen);
-      expect(await store.metrics.lastChange(['internal', 'restricted'])).toBe(position);
-      await save([facts('INC-00000001', '2026-12-01T10:00:00.000Z', { resolvedAt: '2026-12-01T11:00:00.000Z' })]);
-      expect(await store.metrics.lastChange([])).toBe(position);
+    it('misses no change when read again from the last position answered, whatever changed between the reads', async () => {
+      await save(['1', '2', '3', '4'].map((n) => facts(`INC-0000000${n}`, '2026-12-01T10:00:00.000Z')));
+      const copy = new Map<string, IncidentFacts>();
+      let after = 0n;
+      const read = async () => {
+        for (const { id, facts: now, position: at } of await changed(after, 2)) {
+          copy.set(id, now);
+          after = at;
+        }
+      };
+      await read();
+      // The first incident read changes again, and a new one is declared, before the next read.
+      await save([facts('INC-00000001', '2026-12-01T10:00:00.000Z', { acknowledgedAt: '2026-12-01T10:00:05.000Z' }), facts('INC-00000005', '2026-12-01T10:00:00.000Z')]);
+      for (let reads = 0; reads < 3; reads++) await read();
+      expect(copy.size).toBe(5);
+      expect(copy.get('INC-00000001')?.acknowledgedAt).toBe('2026-12-01T10:00:05.000Z');
     });
 
     it('answers the facts the projection folds from an incident stream', async () => {
@@ -116,7 +106,7 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
         event('im.incident.note', '2026-12-01T10:00:10.000Z', { data: { content: 'looking' } }),
       ]);
       await fold([event('im.incident.ack', '2026-12-01T10:00:42.500Z'), event('im.alert.trigger', '2026-12-01T10:01:00.000Z', { 'im.fingerprint': 'db' })]);
-      expect(await store.metrics.factsIn(everyone)).toEqual([
+      expect((await changed()).map(({ facts: now }) => now)).toEqual([
         facts('INC-0000abcd', '2026-12-01T10:00:00.000Z', { serviceId: 'svc-1', visibility: 'internal', acknowledgedAt: '2026-12-01T10:00:42.500Z', alerts: 1 }),
       ]);
     });

@@ -57,7 +57,7 @@ export const incidentMetricsProjection: Projection<FactsDocument> = {
   keyOf: ({ streamId, event }) => (streamId.startsWith(INCIDENT_STREAM_PREFIX) && FACT_TYPES.has(event.type) ? streamId.slice(INCIDENT_STREAM_PREFIX.length) : undefined),
   evolve: (doc, recorded) => (doc ? evolveFacts(doc, recorded) : opened(recorded)),
   schema: documentSchema({
-    // Every fact is a query field, so the window's read takes them from columns (or `q`), not from the documents' JSON.
+    // Every fact is a query field, so the changes are read from columns (or `q`), not from the documents' JSON.
     fields: {
       declaredAt: { type: 'text', path: ['declaredAt'] },
       visibility: { type: 'text', path: ['visibility'] },
@@ -69,15 +69,8 @@ export const incidentMetricsProjection: Projection<FactsDocument> = {
       escalated: { type: 'integer', path: ['escalated'] },
       alerts: { type: 'integer', path: ['alerts'] },
     },
-    // The window (a range of declarations), the visibility filtered inside the index. Not covering every fact: SQLite
-    // counts a generated column as reading them all, so it reads the rows anyway, and PostgreSQL scans the table for a
-    // year; an index of every fact read no faster and is written at every change of one, where these two columns never
-    // change after the opening (docs/benchmarks.md, "Response metrics (issue 51): where the time goes").
-    // by_change: the latest change at once (lastChange), which keys the api's answers kept while no fact changes.
-    indexes: [
-      { name: 'by_declared', on: ['declaredAt', 'visibility'] },
-      { name: 'by_change', on: ['position'] },
-    ],
+    // The changes after a position (changedSince), which each api applies to its copy in memory; windows are read from that copy, so no index of declarations.
+    indexes: [{ name: 'by_change', on: ['position'] }],
   }),
 };
 

@@ -192,33 +192,31 @@ export class MongoReadStore implements ReadStore {
     };
     const metrics = this.models[incidentMetricsProjection.name];
     this.metrics = {
-      factsIn: async ({ from, to, visibleLevels }) => {
-        // Every fact is a query field: `q` alone is read, and no document is parsed.
-        const rows = await metrics
-          .find({ 'q.declaredAt': { $gte: from, $lt: to }, 'q.visibility': { $in: [null, ...visibleLevels] } })
-          .select({ q: 1 })
-          .lean<{ _id: string; q: Omit<IncidentFacts, 'id'> }[]>();
-        return rows.map(({ _id, q }) => ({
-          id: _id,
-          declaredAt: q.declaredAt,
-          severity: q.severity,
-          serviceId: q.serviceId,
-          visibility: q.visibility,
-          outcome: q.outcome,
-          acknowledgedAt: q.acknowledgedAt,
-          resolvedAt: q.resolvedAt,
-          escalated: q.escalated,
-          alerts: q.alerts,
-        }));
-      },
-      lastChange: async (visibleLevels) => {
+      changedSince: async (after, limit) => {
         // A batch's documents land unordered and outside a transaction: only up to the checkpoint has every one of them landed.
         const landed = hex(await this.checkpoint(incidentMetricsProjection.name));
-        const latest = await metrics
-          .findOne({ 'q.visibility': { $in: [null, ...visibleLevels] }, position: { $lte: landed } }, { position: 1 })
-          .sort({ position: -1 })
-          .lean();
-        return latest ? fromHex(latest.position) : 0n;
+        // Every fact is a query field: `q` alone is read, and no document is parsed.
+        const rows = await metrics
+          .find({ position: { $gt: hex(after), $lte: landed } })
+          .sort({ position: 1 })
+          .limit(limit)
+          .select({ q: 1, position: 1 })
+          .lean<{ _id: string; position: string; q: Omit<IncidentFacts, 'id'> }[]>();
+        return rows.map(({ _id, position, q }) => ({
+          facts: {
+            id: _id,
+            declaredAt: q.declaredAt,
+            severity: q.severity,
+            serviceId: q.serviceId,
+            visibility: q.visibility,
+            outcome: q.outcome,
+            acknowledgedAt: q.acknowledgedAt,
+            resolvedAt: q.resolvedAt,
+            escalated: q.escalated,
+            alerts: q.alerts,
+          },
+          position: fromHex(position),
+        }));
       },
     };
   }

@@ -23,7 +23,7 @@ import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
 import type { IncidentMetricsQueries } from '../../metrics/incident-metrics-queries.port';
 import { incidentMetricsProjection } from '../../metrics/incident-metrics.projection';
-import { type FactColumns, factsOf, incidentPage, latestVisibleChange, type ListClause, metricsWindow, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
+import { type ChangedFactColumns, changedFacts, changedFactsOf, incidentPage, type ListClause, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
 import { PostgresCollection, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS, syncDeclarations, tableOf } from './postgres-schema';
 import { arrayRowsOf, numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
 import { PostgresOutboundStore } from './postgres-outbound-store';
@@ -117,14 +117,9 @@ export class PostgresReadStore implements ReadStore {
       heartbeats: byCreation<HeartbeatRecord>(pool, heartbeatProjection.name),
     };
     this.metrics = {
-      factsIn: async (query) => {
-        const { sql, params } = metricsWindow(tableOf(incidentMetricsProjection.name), query);
-        return (await arrayRowsOf<FactColumns>(pool, numbered(sql), params)).map(factsOf);
-      },
-      lastChange: async (visibleLevels) => {
-        const { sql, params } = latestVisibleChange(tableOf(incidentMetricsProjection.name), visibleLevels);
-        const [row] = await rowsOf<{ position: bigint }>(pool, numbered(sql), params);
-        return row?.position ?? 0n;
+      changedSince: async (after, limit) => {
+        const { sql, params } = changedFacts(tableOf(incidentMetricsProjection.name), after, limit);
+        return (await arrayRowsOf<ChangedFactColumns>(pool, numbered(sql), params)).map(changedFactsOf);
       },
     };
   }
