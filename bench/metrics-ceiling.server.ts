@@ -22,9 +22,7 @@ const server = createServer((request, response) => {
   response.writeHead(200, { 'content-type': 'application/json' });
   response.end(JSON.stringify({ from, to, group_by: groupBy, groups: metricsGroups(incidents, groupBy, (id) => id) }));
 });
-void (async () => {
-  for (let changes; (changes = await store.metrics.changedSince(copy.position, 10_000)).length; ) copy.apply(changes);
-})().then(() => server.listen(0, '127.0.0.1', () => {
+void copy.catchUp(store.metrics, 10_000).then(() => server.listen(0, '127.0.0.1', () => {
   const address = server.address();
   console.log(`listening on http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0},`);
 }));

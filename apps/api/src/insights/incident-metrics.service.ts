@@ -50,7 +50,7 @@ export class IncidentMetricsService {
   /** Settles once the copy holds every change the read model held when it was called. */
   private caughtUp(): Promise<void> {
     if (!this.reading) {
-      this.reading = this.readChanges().finally(() => (this.reading = undefined));
+      this.reading = this.copy.catchUp(this.metrics, CHANGES_PER_READ).finally(() => (this.reading = undefined));
       return this.reading;
     }
     // The read in flight may have begun before a change this caller must see: one more read follows it, shared by every caller meanwhile.
@@ -61,13 +61,5 @@ export class IncidentMetricsService {
         return this.caughtUp();
       });
     return this.readAfterThis;
-  }
-
-  private async readChanges(): Promise<void> {
-    for (;;) {
-      const changes = await this.metrics.changedSince(this.copy.position, CHANGES_PER_READ);
-      this.copy.apply(changes);
-      if (changes.length < CHANGES_PER_READ) return;
-    }
   }
 }

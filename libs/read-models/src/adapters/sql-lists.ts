@@ -1,6 +1,6 @@
 import type { MetricsOutcome, Severity } from '@im/incidents';
 import type { IncidentListQuery } from '../incidents/incident-queries.port';
-import type { ChangedFacts } from '../metrics/incident-metrics-queries.port';
+import type { ChangedFacts, ChangesRead } from '../metrics/incident-metrics-queries.port';
 import type { TimelineQuery, TimelineRow } from '../timeline/timeline-queries.port';
 import { type StoredDoc, storedTimelineRow } from '../timeline/timeline.projection';
 
@@ -104,6 +104,9 @@ export const CHANGED_FACT_COLUMNS = 'key, declared_at, severity, service_id, vis
 export function changedFacts(table: string, after: bigint, limit: number): { sql: string; params: unknown[] } {
   return { sql: `SELECT ${CHANGED_FACT_COLUMNS} FROM ${table} WHERE position > ? ORDER BY position LIMIT ?`, params: [after, limit] };
 }
+
+/** A read of the SQL stores, whose commits land whole and in log order: every change up to the last one answered has been. */
+export const sqlChangesRead = (after: bigint, changes: ChangedFacts[]): ChangesRead => ({ changes, readTo: changes.length ? changes[changes.length - 1].position : after });
 
 /** A row of CHANGED_FACT_COLUMNS, as an array; the integers as SQLite (number) or PostgreSQL (bigint) gives them. */
 export type ChangedFactColumns = [string, string, string, string | null, string | null, string, string | null, string | null, number | bigint, number | bigint, number | bigint];

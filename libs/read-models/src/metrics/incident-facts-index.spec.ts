@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { factsAtOpening, type IncidentFacts, type MeasuredIncident, measured } from '@im/incidents';
 import { IncidentFactsIndex } from './incident-facts-index';
+import type { ChangedFacts } from './incident-metrics-queries.port';
+
+/** A read of these changes, up to the last of them, as the SQL stores answer one. */
+const applyTo = (index: IncidentFactsIndex, changes: ChangedFacts[]) => index.apply({ changes, readTo: changes.reduce((max, { position }) => (position > max ? position : max), 0n) });
 
 const DAY_MS = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
@@ -20,7 +24,7 @@ const ids = (index: IncidentFactsIndex, from: string, to: string, levels: readon
 describe('IncidentFactsIndex', () => {
   it('answers the incidents declared from `from` (included) to `to` (excluded), to the millisecond', () => {
     const index = new IncidentFactsIndex();
-    index.apply(
+    applyTo(index, 
       ['2026-11-30T23:59:59.999Z', '2026-12-01T00:00:00.000Z', '2026-12-07T23:59:59.999Z', '2026-12-08T00:00:00.000Z'].map((declaredAt, i) => ({
         facts: facts(`INC-${i + 1}`, declaredAt),
         position: BigInt(i + 1),
@@ -33,7 +37,7 @@ describe('IncidentFactsIndex', () => {
   it('leaves out the incidents of a visibility the caller is not cleared for; those without one are always in', () => {
     const index = new IncidentFactsIndex();
     const at = '2026-12-01T10:00:00.000Z';
-    index.apply([
+    applyTo(index, [
       { facts: facts('INC-1', at), position: 1n },
       { facts: facts('INC-2', at, { visibility: 'internal' }), position: 2n },
       { facts: facts('INC-3', at, { visibility: 'restricted' }), position: 3n },
@@ -48,19 +52,53 @@ describe('IncidentFactsIndex', () => {
     const index = new IncidentFactsIndex();
     const at = '2026-12-01T10:00:00.000Z';
     expect(index.lastChange(['internal'])).toBe(0n);
-    index.apply([
+    applyTo(index, [
       { facts: facts('INC-1', at), position: 1n },
       { facts: facts('INC-2', at, { visibility: 'internal' }), position: 2n },
     ]);
     expect([index.lastChange([]), index.lastChange(['internal'])]).toEqual([1n, 2n]);
-    index.apply([{ facts: facts('INC-3', at, { visibility: 'restricted', acknowledgedAt: at }), position: 3n }]);
+    applyTo(index, [{ facts: facts('INC-3', at, { visibility: 'restricted', acknowledgedAt: at }), position: 3n }]);
     expect([index.lastChange(['internal']), index.lastChange(['internal', 'restricted']), index.position]).toEqual([2n, 3n, 3n]);
+  });
+
+  it('passes over an incident whose declaration cannot be read: in no window, and the next read starts after it', () => {
+    const index = new IncidentFactsIndex();
+    applyTo(index, [
+      { facts: facts('INC-1', 'not a time'), position: 1n },
+      { facts: facts('INC-2', '2026-12-01T10:00:00.000Z'), position: 2n },
+    ]);
+    expect(ids(index, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z', [])).toEqual(['INC-2']);
+    expect([index.position, index.size]).toEqual([2n, 1]);
+  });
+
+  it('catches up read by read until a read answers fewer than asked, or starts where the last did (a store holding back what is still landing)', async () => {
+    const all = ['1', '2', '3', '4', '5'].map((n, i) => ({ facts: facts(`INC-${n}`, '2026-12-01T10:00:00.000Z'), position: BigInt(i + 1) }));
+    const asked: bigint[] = [];
+    const after = (position: bigint, limit: number) => all.filter((change) => change.position > position).slice(0, limit);
+    // Answers every change, but holds the next read at position 2, as MongoDB at its checkpoint.
+    const holdingBack = {
+      changedSince: async (position: bigint, limit: number) => {
+        asked.push(position);
+        return { changes: after(position, limit), readTo: position < 2n ? 2n : position };
+      },
+    };
+    const index = new IncidentFactsIndex();
+    await index.catchUp(holdingBack, 2);
+    expect([asked, index.position, index.size]).toEqual([[0n, 2n], 2n, 4]);
+    const whole = {
+      changedSince: async (position: bigint, limit: number) => {
+        const changes = after(position, limit);
+        return { changes, readTo: changes.at(-1)?.position ?? position };
+      },
+    };
+    await index.catchUp(whole, 2);
+    expect([index.position, index.size]).toEqual([5n, 5]);
   });
 
   it('moves an incident whose visibility or declaration a change moved, and tells the callers of both levels', () => {
     const index = new IncidentFactsIndex();
-    index.apply([{ facts: facts('INC-1', '2026-12-01T10:00:00.000Z', { visibility: 'internal' }), position: 1n }]);
-    index.apply([{ facts: facts('INC-1', '2026-12-02T10:00:00.000Z', { visibility: 'restricted' }), position: 2n }]);
+    applyTo(index, [{ facts: facts('INC-1', '2026-12-01T10:00:00.000Z', { visibility: 'internal' }), position: 1n }]);
+    applyTo(index, [{ facts: facts('INC-1', '2026-12-02T10:00:00.000Z', { visibility: 'restricted' }), position: 2n }]);
     expect(ids(index, '2026-12-01T00:00:00.000Z', '2026-12-03T00:00:00.000Z', ['internal'])).toEqual([]);
     expect(ids(index, '2026-12-02T00:00:00.000Z', '2026-12-03T00:00:00.000Z', ['restricted'])).toEqual(['INC-1']);
     expect([index.lastChange(['internal']), index.size]).toEqual([2n, 1]);
@@ -103,7 +141,7 @@ describe('IncidentFactsIndex, properties', () => {
         let applied = 0;
         for (const cut of [...cuts, all.length]) {
           const upTo = Math.min(all.length, applied + cut);
-          index.apply(all.slice(applied, upTo));
+          applyTo(index, all.slice(applied, upTo));
           applied = upTo;
           index.declaredIn(START, START + 41 * DAY_MS, [...LEVELS]);
         }

@@ -1,5 +1,5 @@
 import { type IncidentFacts, type MeasuredIncident, measured } from '@im/incidents';
-import type { ChangedFacts } from './incident-metrics-queries.port';
+import type { ChangesRead, IncidentMetricsQueries } from './incident-metrics-queries.port';
 
 /** The incidents of one visibility (null: declared without one), by declaration. */
 interface Partition {
@@ -34,11 +34,19 @@ export class IncidentFactsIndex {
     return this.byId.size;
   }
 
-  /** Changes read after `position`, in any order; each incident's facts as they are now. */
-  apply(changes: readonly ChangedFacts[]): void {
-    for (const { facts, position } of changes) {
-      this.put(facts, position);
-      if (position > this.appliedTo) this.appliedTo = position;
+  /** A read of the changes after `position`. An incident whose declaration cannot be read is left out, never in a window, and passed over. */
+  apply({ changes, readTo }: ChangesRead): void {
+    for (const { facts, position } of changes) if (!Number.isNaN(Date.parse(facts.declaredAt))) this.put(facts, position);
+    if (readTo > this.appliedTo) this.appliedTo = readTo;
+  }
+
+  /** Reads and applies every change the read model holds after `position`, `perRead` at a time. */
+  async catchUp(queries: IncidentMetricsQueries, perRead: number): Promise<void> {
+    for (;;) {
+      const from = this.appliedTo;
+      const read = await queries.changedSince(from, perRead);
+      this.apply(read);
+      if (read.changes.length < perRead || this.appliedTo === from) return;
     }
   }
 

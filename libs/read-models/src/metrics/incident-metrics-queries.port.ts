@@ -6,6 +6,14 @@ export interface ChangedFacts {
   position: bigint;
 }
 
+/** One read of the changes. */
+export interface ChangesRead {
+  /** The earliest changes after the position asked, in log order. */
+  changes: ChangedFacts[];
+  /** Every change at or before this position has been answered, now or by an earlier read: where the next read starts. */
+  readTo: bigint;
+}
+
 /** Nest injection token of the IncidentMetricsQueries port. */
 export const INCIDENT_METRICS_QUERIES = Symbol('INCIDENT_METRICS_QUERIES');
 
@@ -18,9 +26,8 @@ export const INCIDENT_METRICS_QUERIES = Symbol('INCIDENT_METRICS_QUERIES');
 export interface IncidentMetricsQueries {
   /**
    * Up to `limit` incidents whose facts last changed after log position
-   * `after`, the earliest changes first. Read again from the last position
-   * answered, it misses no change: a change is answered only once every
-   * change before it can be.
+   * `after`, the earliest changes first, each as it is now. Read again from
+   * `readTo`, it misses no change; an incident may be answered again.
    */
-  changedSince(after: bigint, limit: number): Promise<ChangedFacts[]>;
+  changedSince(after: bigint, limit: number): Promise<ChangesRead>;
 }

@@ -32,7 +32,7 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
       const writes = docs.map((doc) => ({ key: doc.id, doc, position: ++position }));
       return store.commit(name, writes, position);
     };
-    const changed = async (after = 0n, limit = 1000) => (await store.metrics.changedSince(after, limit)).map(({ facts, position }) => ({ id: facts.id, position, facts }));
+    const changed = async (after = 0n, limit = 1000) => (await store.metrics.changedSince(after, limit)).changes.map(({ facts, position }) => ({ id: facts.id, position, facts }));
 
     it('answers every fact as it was written, with the position of its change', async () => {
       const written = [
@@ -49,7 +49,7 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
         facts('INC-00000003', '2026-12-02T00:00:00.000Z', { outcome: 'duplicate', severity: 'SEV-4', serviceId: 'svc-2', visibility: 'internal' }),
       ];
       await save(written);
-      expect(await store.metrics.changedSince(0n, 10)).toEqual(written.map((doc, i) => ({ facts: doc, position: position - 2n + BigInt(i) })));
+      expect(await store.metrics.changedSince(0n, 10)).toEqual({ changes: written.map((doc, i) => ({ facts: doc, position: position - 2n + BigInt(i) })), readTo: position });
     });
 
     it('answers an incident written again once, as last written, at its latest change', async () => {
@@ -70,6 +70,9 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
       expect(await ids(position - 3n, 2)).toEqual(['INC-00000003', 'INC-00000004']);
       expect(await ids(position, 10)).toEqual([]);
       expect(await ids(0n, 0)).toEqual([]);
+      // The next read starts after the last change answered, never before `after`.
+      expect((await store.metrics.changedSince(position - 3n, 2)).readTo).toBe(position - 1n);
+      expect((await store.metrics.changedSince(position, 10)).readTo).toBe(position);
     });
 
     it('misses no change when read again from the last position answered, whatever changed between the reads', async () => {
@@ -77,10 +80,9 @@ export function describeIncidentMetricsContract(adapter: string, makeHarness: ()
       const copy = new Map<string, IncidentFacts>();
       let after = 0n;
       const read = async () => {
-        for (const { id, facts: now, position: at } of await changed(after, 2)) {
-          copy.set(id, now);
-          after = at;
-        }
+        const { changes, readTo } = await store.metrics.changedSince(after, 2);
+        for (const { facts: now } of changes) copy.set(now.id, now);
+        after = readTo;
       };
       await read();
       // The first incident read changes again, and a new one is declared, before the next read.

@@ -193,16 +193,19 @@ export class MongoReadStore implements ReadStore {
     const metrics = this.models[incidentMetricsProjection.name];
     this.metrics = {
       changedSince: async (after, limit) => {
-        // A batch's documents land unordered and outside a transaction: only up to the checkpoint has every one of them landed.
-        const landed = hex(await this.checkpoint(incidentMetricsProjection.name));
+        if (limit <= 0) return { changes: [], readTo: after };
+        // A batch's documents land unordered and outside a transaction: only up to the checkpoint has every one of them
+        // landed. Every document is answered as it is now, one the next batch already moved past the checkpoint too, but
+        // the next read starts no later than the checkpoint, so a change of that batch still landing is not passed over.
+        const landed = await this.checkpoint(incidentMetricsProjection.name);
         // Every fact is a query field: `q` alone is read, and no document is parsed.
         const rows = await metrics
-          .find({ position: { $gt: hex(after), $lte: landed } })
+          .find({ position: { $gt: hex(after) } })
           .sort({ position: 1 })
           .limit(limit)
           .select({ q: 1, position: 1 })
           .lean<{ _id: string; position: string; q: Omit<IncidentFacts, 'id'> }[]>();
-        return rows.map(({ _id, position, q }) => ({
+        const changes = rows.map(({ _id, position, q }) => ({
           facts: {
             id: _id,
             declaredAt: q.declaredAt,
@@ -217,6 +220,8 @@ export class MongoReadStore implements ReadStore {
           },
           position: fromHex(position),
         }));
+        const last = changes.length ? changes[changes.length - 1].position : after;
+        return { changes, readTo: last < landed ? last : landed > after ? landed : after };
       },
     };
   }

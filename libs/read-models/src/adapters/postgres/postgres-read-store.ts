@@ -23,7 +23,7 @@ import type { ConfigDocuments, OncallQueries } from '../../oncall/oncall-queries
 import { type HeartbeatRecord, heartbeatProjection } from '../../oncall/heartbeat.projection';
 import type { IncidentMetricsQueries } from '../../metrics/incident-metrics-queries.port';
 import { incidentMetricsProjection } from '../../metrics/incident-metrics.projection';
-import { type ChangedFactColumns, changedFacts, changedFactsOf, incidentPage, type ListClause, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
+import { type ChangedFactColumns, changedFacts, changedFactsOf, incidentPage, sqlChangesRead, type ListClause, type TimelineColumnValues, timelinePage, timelineRow } from '../sql-lists';
 import { PostgresCollection, READ_STORE_COMPONENT, READ_STORE_MIGRATIONS, syncDeclarations, tableOf } from './postgres-schema';
 import { arrayRowsOf, numbered, type Queryable, rowsOf, run, type Statement } from './postgres-sql';
 import { PostgresOutboundStore } from './postgres-outbound-store';
@@ -119,7 +119,7 @@ export class PostgresReadStore implements ReadStore {
     this.metrics = {
       changedSince: async (after, limit) => {
         const { sql, params } = changedFacts(tableOf(incidentMetricsProjection.name), after, limit);
-        return (await arrayRowsOf<ChangedFactColumns>(pool, numbered(sql), params)).map(changedFactsOf);
+        return sqlChangesRead(after, (await arrayRowsOf<ChangedFactColumns>(pool, numbered(sql), params)).map(changedFactsOf));
       },
     };
   }

@@ -20,7 +20,7 @@ import { ALL_PROJECTIONS } from '../../read-models';
 import { ReadModelCatchingUpError } from '../../projection-progress';
 import { BackgroundCheckpoints, BackgroundReads, type BulkLoadSettings, buildIndexesInWorker, quickCheck, type RowShape } from '@im/sqlite-runtime';
 import { SqliteCollection } from './sqlite-schema';
-import { CHANGED_FACT_COLUMNS, type ChangedFactColumns, changedFacts, changedFactsOf, incidentPage, isOneOf, type ListClause, timelinePage, timelineRow } from '../sql-lists';
+import { CHANGED_FACT_COLUMNS, type ChangedFactColumns, changedFacts, changedFactsOf, incidentPage, sqlChangesRead, isOneOf, type ListClause, timelinePage, timelineRow } from '../sql-lists';
 import { StatementCache } from './statement-cache';
 import { SqliteWrites, type WriteStep } from './sqlite-writes';
 import { SqliteOutboundStore } from './sqlite-outbound-store';
@@ -195,7 +195,7 @@ export class SqliteReadStore implements ReadStore {
           return { sql: `SELECT json_group_array(json_array(${CHANGED_FACT_COLUMNS})) FROM (${sql})`, params };
         };
         const [rows] = (await lists.all(plan, 'pluck')) as [string];
-        return (JSON.parse(rows) as ChangedFactColumns[]).map(changedFactsOf).sort((a, b) => (a.position < b.position ? -1 : 1));
+        return sqlChangesRead(after, (JSON.parse(rows) as ChangedFactColumns[]).map(changedFactsOf).sort((a, b) => (a.position < b.position ? -1 : 1)));
       },
     };
   }
