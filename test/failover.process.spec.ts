@@ -282,7 +282,7 @@ it(`keeps every event, delivery and page through ${KILLS} kills of the lease hol
       `  events acknowledged: ${acknowledged.length} (${alerted.length} alerts opening paged incidents); not acknowledged: ${unanswered.length}`,
       `  takeover after SIGKILL, ms: median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted[sorted.length - 1]}; after SIGSTOP (the lease lapsing): ${takeovers[KILLS]}`,
       `  webhook deliveries: ${receivers.reduce((n, r) => n + r.received.length, 0)} to ${WEBHOOKS} receivers, repeats (same webhook-id): ${repeats}`,
-      `  pages: ${pages.length}, each once in the ledger; page mails: ${pageMails} (${pageMails - pages.length} sent again under the same Message-ID)`,
+      `  pages: ${pages.length}, each once in the ledger; page mails: ${pageMails} (${pageMails - pages.length} sent again under the same Message-ID); SMTP connections reset in mid-mail by a kill: ${mail.connectionErrors.length}`,
     ].join('\n'),
   );
 });
