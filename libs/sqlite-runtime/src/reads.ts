@@ -6,7 +6,7 @@ export type { RowShape } from './workers/reads.worker';
 /**
  * The read store's incident lists, loads of incidents by id, timeline
  * pages of up to 20 rows (the read store's BACKGROUND_PAGE_ROWS) and the
- * response metrics' window run in a worker thread on a connection of its own. On the event loop their
+ * response metrics' changes run in a worker thread on a connection of its own. On the event loop their
  * statements cost more than their own time, because the rest of each request
  * evicts what SQLite keeps warm: off it, a list of 20 incidents took half the
  * main thread's CPU per request (docs/benchmarks.md, "SQLite runtime: what

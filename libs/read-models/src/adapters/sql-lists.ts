@@ -34,18 +34,16 @@ export function isOneOf(where: string[], params: unknown[], column: string, valu
   params.push(...values);
 }
 
-/** Incidents declared without a visibility (null: every caller sees them) or with one of these. */
-function visibleTo(where: string[], params: unknown[], visibleLevels: readonly string[]): void {
-  const levels: string[] = [];
-  isOneOf(levels, params, 'visibility', visibleLevels);
-  where.push(`(visibility IS NULL OR ${levels[0]})`);
-}
-
 /** Incidents newest first, filtered by status, severity and visibility, keyset-paged; `where` may hold the caller's own condition. */
 export function incidentPage(where: string[], params: unknown[], query: IncidentListQuery): ListClause {
   if (query.statuses?.length) isOneOf(where, params, 'status', query.statuses);
   if (query.severities?.length) isOneOf(where, params, 'severity', query.severities);
-  if (query.visibleLevels) visibleTo(where, params, query.visibleLevels);
+  if (query.visibleLevels) {
+    // Declared without a visibility (null): every caller sees it.
+    const levels: string[] = [];
+    isOneOf(levels, params, 'visibility', query.visibleLevels);
+    where.push(`(visibility IS NULL OR ${levels[0]})`);
+  }
   const clause = keysetPage(where, params, ['created_at', 'key'], 'desc', query.after && [query.after.createdAt, query.after.id]);
   return { clause, params: [...params, query.limit] };
 }
